@@ -1,0 +1,75 @@
+import { Command } from 'commander';
+import { exitCodeFor } from '../../errors/index.js';
+import { type VerifyResult } from '../../integrity/index.js';
+import { loadSpaceTrust, parseItemType, selectItems, verifyItemFile } from '../../items/index.js';
+import { contextOf, withCommonOptions, type CliIo, type CommonOptions } from '../context.js';
+import { emit } from '../report.js';
+import type { Runner } from '../runner.js';
+import { verifyResultJson, verifyResultLine } from '../verify-json.js';
+
+type VerifyOptions = CommonOptions & { requireFullCoverage?: boolean };
+
+/** `rye verify <type> <item_id-or-glob>`: verify items where they resolve. */
+export function verifyCommand(io: CliIo, run: Runner): Command {
+  return withCommonOptions(new Command('verify'))
+    .description('verify items where they resolve (project → user → system)')
+    .argument('<type>', 'directive, tool or knowledge')
+    .argument('<item>', 'item id or glob (apps/x/*, apps/x/**)')
+    .option('--require-full-coverage', 'refuse directives signed over the <directive> span only')
+    .action((type: string, pattern: string, options: VerifyOptions) =>
+      run(options, async () => {
+        const ctx = contextOf(options, io);
+        const itemType = parseItemType(type);
+        const [items, loaded] = await Promise.all([
+          selectItems(ctx.spaces, itemType, pattern),
+          loadSpaceTrust(ctx.spaces),
+        ]);
+        for (const w of loaded.warnings)
+          if (!ctx.json) io.stderr(`warning[${w.code}]: ${w.message}\n`);
+        const results = await Promise.all(
+          items.map(async (item) => ({
+            item,
+            result: strict(await verifyItemFile(item, loaded.trust), options),
+          })),
+        );
+        const failed = results.filter((r) => !r.result.ok);
+        emit(
+          ctx,
+          {
+            ok: failed.length === 0,
+            summary: {
+              total: results.length,
+              ok: results.length - failed.length,
+              failed: failed.length,
+            },
+            results: results.map((r) => verifyResultJson(r.result, r.item)),
+          },
+          [
+            ...results.map((r) =>
+              verifyResultLine(r.result, `${r.item.itemId}${r.item.extension} (${r.item.space})`),
+            ),
+            `${results.length - failed.length} ok, ${failed.length} failed`,
+          ],
+        );
+        return exitCodeForResults(failed.map((r) => r.result));
+      }),
+    );
+}
+
+/** With --require-full-coverage, an xml-only directive fails INTEGRITY_PARTIAL_COVERAGE. */
+function strict(result: VerifyResult, options: VerifyOptions): VerifyResult {
+  if (!options.requireFullCoverage || !result.ok || result.coverage !== 'xml-only') return result;
+  return {
+    ...result,
+    ok: false,
+    code: 'INTEGRITY_PARTIAL_COVERAGE',
+    message: `Cannot accept ${result.path ?? 'the directive'}: its signature covers only the <directive> span`,
+  };
+}
+
+/** 0 when all passed; otherwise the highest-severity exit code among the failures (3 over 1). */
+export function exitCodeForResults(failed: readonly VerifyResult[]): number {
+  let code = 0;
+  for (const r of failed) code = Math.max(code, exitCodeFor(r.code ?? 'INTEGRITY_UNSIGNED'));
+  return code;
+}

@@ -1,0 +1,86 @@
+import { Command, CommanderError } from 'commander';
+import { keysCommand } from './commands/keys.js';
+import { signCommand } from './commands/sign.js';
+import { trustCommand } from './commands/trust.js';
+import { verifyFileCommand } from './commands/verify-file.js';
+import { verifyCommand } from './commands/verify.js';
+import type { CliIo } from './context.js';
+import { errorDocument } from './report.js';
+import { createRunner } from './runner.js';
+
+const VERSION = '0.1.0';
+
+/** The process's own streams and environment. */
+export function processIo(): CliIo {
+  return {
+    stdout: (text) => process.stdout.write(text),
+    stderr: (text) => process.stderr.write(text),
+    env: process.env,
+    cwd: process.cwd(),
+  };
+}
+
+/**
+ * Run the `rye` CLI and return its exit code: 0 success, 1 operation failed,
+ * 2 usage error, 3 verification or integrity refusal.
+ */
+export async function main(argv: readonly string[], io: CliIo = processIo()): Promise<number> {
+  let exitCode = 0;
+  const run = createRunner(io, (code) => {
+    exitCode = code;
+  });
+  const program = new Command('rye')
+    .description('Rye: signed items and verified execution for AI agents')
+    .version(VERSION, '-V, --version')
+    .addHelpText(
+      'after',
+      '\nExit codes: 0 success, 1 operation failed, 2 usage error, 3 verification or integrity refusal.\nEvery command takes --json.',
+    );
+  for (const command of [
+    keysCommand(io, run),
+    trustCommand(io, run),
+    signCommand(io, run),
+    verifyCommand(io, run),
+    verifyFileCommand(io, run),
+  ]) {
+    program.addCommand(command);
+  }
+  configureTree(program, io, argv.includes('--json'));
+  try {
+    await program.parseAsync([...argv], { from: 'user' });
+  } catch (error) {
+    if (error instanceof CommanderError) return usageExit(error, io, argv.includes('--json'));
+    throw error;
+  }
+  return exitCode;
+}
+
+/** Commander reports usage errors by throwing (exitOverride) so the exit code stays ours. */
+function configureTree(command: Command, io: CliIo, json: boolean): void {
+  command.exitOverride();
+  command.showHelpAfterError(false);
+  command.configureOutput({
+    writeOut: (text) => io.stdout(text),
+    writeErr: (text) => {
+      if (!json) io.stderr(text);
+    },
+  });
+  for (const sub of command.commands) configureTree(sub, io, json);
+}
+
+function usageExit(error: CommanderError, io: CliIo, json: boolean): number {
+  const benign = ['commander.helpDisplayed', 'commander.version', 'commander.help'];
+  if (benign.includes(error.code)) return 0;
+  if (json) {
+    io.stdout(
+      JSON.stringify(
+        errorDocument('USAGE_INVALID_ARGUMENT', error.message.replace(/^error: /, '')),
+        null,
+        2,
+      ) + '\n',
+    );
+  } else {
+    io.stderr('hint: run `rye --help` or `rye <command> --help`\n');
+  }
+  return 2;
+}

@@ -1,0 +1,164 @@
+/**
+ * Every error code the system can raise, in one place. Codes are API: they are
+ * never renamed or reused. Each code belongs to a class that fixes its CLI exit
+ * code (see `exitCodeFor`) and carries a one-line hint for humans.
+ */
+export type ErrorClass = 'usage' | 'failure' | 'integrity';
+
+interface CodeInfo {
+  readonly class: ErrorClass;
+  readonly hint: string;
+}
+
+export const ERROR_CODES = {
+  // Usage: the caller asked for something malformed (exit 2).
+  USAGE_INVALID_ARGUMENT: {
+    class: 'usage',
+    hint: 'Check the command line; `rye <command> --help` lists the options.',
+  },
+  ITEM_ID_INVALID: {
+    class: 'usage',
+    hint: 'Item ids are relative paths without extension, e.g. rye/core/bundler/bundler.',
+  },
+  ITEM_TYPE_INVALID: {
+    class: 'usage',
+    hint: 'Item types are directive, tool or knowledge.',
+  },
+  SPACE_INVALID: {
+    class: 'usage',
+    hint: 'Spaces are project, user or system.',
+  },
+
+  // Operational failures (exit 1).
+  ITEM_NOT_FOUND: {
+    class: 'failure',
+    hint: 'Item ids resolve project → user → system; check the id and --project.',
+  },
+  ITEM_AMBIGUOUS: {
+    class: 'failure',
+    hint: 'Two files share this id with different extensions in one space: remove one.',
+  },
+  ITEM_UNSUPPORTED_EXTENSION: {
+    class: 'failure',
+    hint: 'This file extension is not a known item format for that item type.',
+  },
+  VALIDATION_FAILED: {
+    class: 'failure',
+    hint: 'Fix every listed issue in the item metadata, then sign again.',
+  },
+  METADATA_PARSE_FAILED: {
+    class: 'failure',
+    hint: 'The item metadata could not be parsed without executing anything; fix its syntax.',
+  },
+  FILE_UNREADABLE: {
+    class: 'failure',
+    hint: 'Check that the path exists and is readable.',
+  },
+  FILE_WRITE_FAILED: {
+    class: 'failure',
+    hint: 'Check permissions and free space; nothing was changed.',
+  },
+  SPACE_READ_ONLY: {
+    class: 'failure',
+    hint: 'System space is read-only; work in project or user space instead.',
+  },
+  SIGN_FAILED: {
+    class: 'failure',
+    hint: 'Some items could not be signed; see the list above.',
+  },
+  KEY_EXISTS: {
+    class: 'failure',
+    hint: 'A key pair exists already; pass --force to replace it (items signed with it stop verifying elsewhere).',
+  },
+  KEY_NOT_FOUND: {
+    class: 'failure',
+    hint: 'Run `rye keys generate` first.',
+  },
+  KEY_INVALID: {
+    class: 'failure',
+    hint: 'The key file is not an Ed25519 key in PEM form.',
+  },
+  TRUST_FILE_INVALID: {
+    class: 'failure',
+    hint: 'A trusted-key file must be a PEM public key or a TOML document as in the README.',
+  },
+  TRUST_KEY_NOT_FOUND: {
+    class: 'failure',
+    hint: '`rye trust list` shows the trusted fingerprints.',
+  },
+
+  // Integrity refusals (exit 3).
+  INTEGRITY_UNSIGNED: {
+    class: 'integrity',
+    hint: 'Sign the item: `rye sign <type> <item_id>`.',
+  },
+  INTEGRITY_SIGNATURE_MISPLACED: {
+    class: 'integrity',
+    hint: 'A signature line only counts on line 1 (line 2 after a `#!` shebang for # comments); re-sign the item.',
+  },
+  INTEGRITY_MALFORMED_SIGNATURE: {
+    class: 'integrity',
+    hint: 'The signature line does not have the form rye:signed:TIMESTAMP:HASH:SIG:FP; re-sign the item.',
+  },
+  INTEGRITY_DUPLICATE_SIGNATURE: {
+    class: 'integrity',
+    hint: 'An item carries exactly one signature line; remove the extra one and re-sign.',
+  },
+  INTEGRITY_HASH_MISMATCH: {
+    class: 'integrity',
+    hint: 'The content changed after signing; review the change, then re-sign it.',
+  },
+  INTEGRITY_UNTRUSTED_KEY: {
+    class: 'integrity',
+    hint: 'The signer key is not trusted; `rye trust add <key>` if you trust its owner.',
+  },
+  INTEGRITY_BAD_SIGNATURE: {
+    class: 'integrity',
+    hint: 'The Ed25519 signature does not match the content hash: the line was forged or damaged.',
+  },
+  INTEGRITY_PARTIAL_COVERAGE: {
+    class: 'integrity',
+    hint: 'The signature covers only the <directive> span; re-sign the directive for full coverage.',
+  },
+  FILE_BINARY: {
+    class: 'integrity',
+    hint: 'Items are UTF-8 text; binary content cannot carry an inline signature.',
+  },
+  FILE_TOO_LARGE: {
+    class: 'integrity',
+    hint: 'The file is larger than the item size cap.',
+  },
+  PARSE_UNSAFE_CONTENT: {
+    class: 'integrity',
+    hint: 'DOCTYPE/entity declarations, YAML alias expansion and deep nesting are refused in items.',
+  },
+  TRUST_FINGERPRINT_MISMATCH: {
+    class: 'integrity',
+    hint: 'The fingerprint recorded in the trust file does not match its public key; the file is ignored.',
+  },
+
+  // Internal errors: a bug, reported with exit 1.
+  INTERNAL_ERROR: {
+    class: 'failure',
+    hint: 'This is a bug in rye; please report it with the command you ran.',
+  },
+} as const satisfies Record<string, CodeInfo>;
+
+export type ErrorCode = keyof typeof ERROR_CODES;
+
+const EXIT_CODES: Record<ErrorClass, number> = { usage: 2, failure: 1, integrity: 3 };
+
+/** The CLI exit code for an error code: 1 failure, 2 usage, 3 integrity refusal. */
+export function exitCodeFor(code: ErrorCode): number {
+  return EXIT_CODES[ERROR_CODES[code].class];
+}
+
+/** The one-line hint shown under an error of this code. */
+export function hintFor(code: ErrorCode): string {
+  return ERROR_CODES[code].hint;
+}
+
+/** True for codes in the integrity class (refusals). */
+export function isIntegrityCode(code: ErrorCode): boolean {
+  return ERROR_CODES[code].class === 'integrity';
+}

@@ -1,0 +1,21 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+
+/** SHA-256 as 64 lowercase hex characters (strings hashed as UTF-8). */
+export function sha256Hex(data: string | Uint8Array): string {
+  return createHash('sha256').update(data).digest('hex');
+}
+
+/**
+ * Text as it is hashed: CRLF and lone CR become LF, so a file checked out with
+ * either line ending verifies the same (the Python implementation read files in
+ * universal-newline mode).
+ */
+export function normalizeNewlines(text: string): string {
+  return text.includes('\r') ? text.replace(/\r\n?/g, '\n') : text;
+}
+
+/** Constant-time comparison of two hex digests of equal length. */
+export function hexDigestsEqual(a: string, b: string): boolean {
+  if (a.length !== b.length) return false;
+  return timingSafeEqual(Buffer.from(a, 'latin1'), Buffer.from(b, 'latin1'));
+}

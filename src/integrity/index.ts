@@ -1,0 +1,58 @@
+export { bodyWithoutSignature } from './body.js';
+export { findSignatureLine, locateCommentSignature } from './comment-signature.js';
+export type { CommentSignatureLocation } from './comment-signature.js';
+export { hexDigestsEqual, normalizeNewlines, sha256Hex } from './hash.js';
+export { directiveSpan, toolHashedText } from './hashed-content.js';
+export type { Coverage } from './hashed-content.js';
+export {
+  PRIVATE_KEY_FILE,
+  PUBLIC_KEY_FILE,
+  generateKeyFiles,
+  readPublicKeyFile,
+  readSigner,
+} from './key-files.js';
+export type { KeyFiles } from './key-files.js';
+export {
+  canonicalPem,
+  fingerprintOf,
+  generateKeyPair,
+  parsePrivateKey,
+  parsePublicKey,
+  publicPemOf,
+  signBytes,
+  verifyBytes,
+} from './keys.js';
+export type { KeyPairPem, PublicKeyInfo } from './keys.js';
+export { signText } from './sign.js';
+export type { SignTextOptions, SignedText, Signer } from './sign.js';
+export {
+  DEFAULT_SIGNATURE_FORMATS,
+  ITEM_TYPES,
+  mergeSignatureFormats,
+  signatureFormatFor,
+} from './signature-formats.js';
+export type {
+  ItemType,
+  SignatureFormat,
+  SignatureFormatRows,
+  SignatureFormatTable,
+} from './signature-formats.js';
+export {
+  SIGNATURE_MARKER,
+  decodeSignature,
+  encodeSignature,
+  formatSignaturePayload,
+  formatTimestamp,
+  tryParseSignaturePayload,
+} from './signature-line.js';
+export type { SignatureFields } from './signature-line.js';
+export { trustSetOf } from './trust.js';
+export type { TrustSet, TrustedKey } from './trust.js';
+export { loadExplicitTrust, loadTrustStore, readTrustFile } from './trust-store.js';
+export type { LoadedTrust, StoredTrustedKey } from './trust-store.js';
+export { MAX_TRUST_FILE_BYTES, formatTrustToml, parseTrustToml } from './trust-toml.js';
+export { emptyResult } from './verdict.js';
+export type { Verdict, VerifyResult } from './verdict.js';
+export { verifyFile } from './verify-file.js';
+export { verifyText } from './verify.js';
+export type { VerifyTextOptions } from './verify.js';

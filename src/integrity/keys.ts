@@ -1,0 +1,134 @@
+import {
+  createHash,
+  createPrivateKey,
+  createPublicKey,
+  generateKeyPairSync,
+  sign as edSign,
+  verify as edVerify,
+  type KeyObject,
+} from 'node:crypto';
+import { RyeError } from '../errors/index.js';
+
+/** An Ed25519 key pair as PEM text (PKCS8 private, SPKI public). */
+export interface KeyPairPem {
+  readonly privateKeyPem: string;
+  readonly publicKeyPem: string;
+}
+
+/** A parsed public key with its fingerprint, ready for verification. */
+export interface PublicKeyInfo {
+  readonly fingerprint: string;
+  readonly publicKeyPem: string;
+  readonly key: KeyObject;
+}
+
+/** Generate a fresh Ed25519 key pair. */
+export function generateKeyPair(): KeyPairPem {
+  const { privateKey, publicKey } = generateKeyPairSync('ed25519');
+  return {
+    privateKeyPem: privateKey.export({ format: 'pem', type: 'pkcs8' }).toString(),
+    publicKeyPem: publicKey.export({ format: 'pem', type: 'spki' }).toString(),
+  };
+}
+
+/**
+ * The key fingerprint used in signature lines: the first 16 hex characters of
+ * SHA-256 over the SPKI PEM text, final newline included (Python-compatible).
+ */
+export function fingerprintOf(publicKeyPem: string): string {
+  return createHash('sha256').update(canonicalPem(publicKeyPem), 'utf8').digest('hex').slice(0, 16);
+}
+
+/**
+ * The PEM exactly as Node (and Python's cryptography) write it: LF line endings,
+ * one trailing newline. Fingerprints are computed over this form so that a key
+ * pasted with CRLF or without its final newline still gets its real fingerprint.
+ */
+export function canonicalPem(pem: string): string {
+  return pem.replace(/\r\n?/g, '\n').trim() + '\n';
+}
+
+const publicKeyCache = new Map<string, PublicKeyInfo>();
+
+/**
+ * Parse an Ed25519 SPKI public key (cached by PEM text).
+ * @throws RyeError KEY_INVALID when the PEM is not an Ed25519 public key.
+ */
+export function parsePublicKey(publicKeyPem: string): PublicKeyInfo {
+  const cached = publicKeyCache.get(publicKeyPem);
+  if (cached !== undefined) return cached;
+  let key: KeyObject;
+  try {
+    key = createPublicKey({ key: publicKeyPem, format: 'pem' });
+  } catch (error) {
+    throw new RyeError(
+      'KEY_INVALID',
+      'Cannot read public key: not a PEM public key',
+      {},
+      { cause: error },
+    );
+  }
+  if (key.asymmetricKeyType !== 'ed25519') {
+    throw new RyeError(
+      'KEY_INVALID',
+      `Cannot use public key: expected Ed25519, got ${key.asymmetricKeyType ?? 'unknown'}`,
+      { keyType: key.asymmetricKeyType },
+    );
+  }
+  const pem = canonicalPem(key.export({ format: 'pem', type: 'spki' }).toString());
+  const info: PublicKeyInfo = { fingerprint: fingerprintOf(pem), publicKeyPem: pem, key };
+  publicKeyCache.set(publicKeyPem, info);
+  return info;
+}
+
+/**
+ * Parse an Ed25519 PKCS8 private key.
+ * @throws RyeError KEY_INVALID
+ */
+export function parsePrivateKey(privateKeyPem: string): KeyObject {
+  let key: KeyObject;
+  try {
+    key = createPrivateKey({ key: privateKeyPem, format: 'pem' });
+  } catch (error) {
+    throw new RyeError(
+      'KEY_INVALID',
+      'Cannot read private key: not a PEM private key',
+      {},
+      { cause: error },
+    );
+  }
+  if (key.asymmetricKeyType !== 'ed25519') {
+    throw new RyeError(
+      'KEY_INVALID',
+      `Cannot use private key: expected Ed25519, got ${key.asymmetricKeyType ?? 'unknown'}`,
+      { keyType: key.asymmetricKeyType },
+    );
+  }
+  return key;
+}
+
+/** The public half of a private key, as SPKI PEM. */
+export function publicPemOf(privateKey: KeyObject): string {
+  return canonicalPem(
+    createPublicKey(privateKey).export({ format: 'pem', type: 'spki' }).toString(),
+  );
+}
+
+/** Ed25519 signature over raw bytes. */
+export function signBytes(privateKey: KeyObject, message: Uint8Array): Buffer {
+  return edSign(null, message, privateKey);
+}
+
+/** Ed25519 verification over raw bytes; false on any mismatch, never throws on bad input. */
+export function verifyBytes(
+  publicKey: KeyObject,
+  message: Uint8Array,
+  signature: Uint8Array,
+): boolean {
+  if (signature.length !== 64) return false;
+  try {
+    return edVerify(null, message, publicKey, signature);
+  } catch {
+    return false;
+  }
+}

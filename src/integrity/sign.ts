@@ -1,0 +1,142 @@
+import type { KeyObject } from 'node:crypto';
+import { RyeError } from '../errors/index.js';
+import { findSignatureLine, formatCommentLine, signatureLineStart } from './comment-signature.js';
+import { normalizeNewlines, sha256Hex } from './hash.js';
+import { signedTextFor } from './hashed-content.js';
+import { readJsonSignature, writeJsonSignature } from './json-signature.js';
+import { signBytes } from './keys.js';
+import {
+  DEFAULT_SIGNATURE_FORMATS,
+  signatureFormatFor,
+  type ItemType,
+  type SignatureFormat,
+  type SignatureFormatTable,
+} from './signature-formats.js';
+import {
+  SIGNATURE_MARKER,
+  encodeSignature,
+  formatSignaturePayload,
+  formatTimestamp,
+  type SignatureFields,
+} from './signature-line.js';
+
+/** The private half used to sign, with its public fingerprint. */
+export interface Signer {
+  readonly privateKey: KeyObject;
+  readonly fingerprint: string;
+}
+
+export interface SignTextOptions {
+  readonly itemType: ItemType;
+  readonly extension: string;
+  readonly signer: Signer;
+  readonly now?: Date;
+  /** Unsigned provenance suffix, e.g. `rye-registry@alice` (registry attestation). */
+  readonly provenance?: string | null;
+  readonly path?: string | null;
+  readonly formats?: SignatureFormatTable;
+}
+
+export interface SignedText {
+  /** The signed file text, in the input's line-ending style (CRLF kept, else LF). */
+  readonly text: string;
+  readonly fields: SignatureFields;
+  /** Old signature lines removed (the replaced one and any stale extra ones). */
+  readonly removedSignatures: number;
+}
+
+/**
+ * Sign an item's text: remove any existing signature line(s), hash the covered
+ * content, and insert exactly one signature line (or `_signature` field).
+ * Directives are always signed with full coverage.
+ *
+ * @throws RyeError ITEM_UNSUPPORTED_EXTENSION, or the JSON parser's code for JSON items.
+ */
+export function signText(rawText: string, options: SignTextOptions): SignedText {
+  const label = options.path ?? `${options.itemType} text`;
+  const format = signatureFormatFor(
+    options.itemType,
+    options.extension,
+    options.formats ?? DEFAULT_SIGNATURE_FORMATS,
+  );
+  if (format === undefined) {
+    throw new RyeError(
+      'ITEM_UNSUPPORTED_EXTENSION',
+      `Cannot sign ${label}: no ${options.itemType} format for "${options.extension}" files`,
+      { path: options.path ?? null, extension: options.extension },
+    );
+  }
+  const crlf = rawText.includes('\r\n');
+  const text = normalizeNewlines(rawText);
+  const sealed = (hashedText: string): SignatureFields => {
+    const contentHash = sha256Hex(hashedText);
+    const signature = signBytes(options.signer.privateKey, Buffer.from(contentHash, 'latin1'));
+    return {
+      timestamp: formatTimestamp(options.now ?? new Date()),
+      contentHash,
+      signature: encodeSignature(signature),
+      fingerprint: options.signer.fingerprint,
+      provenance: options.provenance ?? null,
+    };
+  };
+
+  if (format.kind === 'json-field') {
+    const existing = readJsonSignature(text, format.field, label);
+    const fields = sealed(existing.hashedText);
+    const signed = writeJsonSignature(text, format.field, formatSignaturePayload(fields), label);
+    return {
+      text: crlf ? signed.replace(/\n/g, '\r\n') : signed,
+      fields,
+      removedSignatures: existing.payload === null ? 0 : 1,
+    };
+  }
+
+  const { body, removed } = stripSignatureLines(text, format);
+  const fields = sealed(signedTextFor(options.itemType, body));
+  const at = signatureLineStart(body, format);
+  const signed =
+    body.slice(0, at) +
+    formatCommentLine(formatSignaturePayload(fields), format) +
+    '\n' +
+    body.slice(at);
+  return {
+    text: crlf ? signed.replace(/\n/g, '\r\n') : signed,
+    fields,
+    removedSignatures: removed,
+  };
+}
+
+type CommentFormat = Extract<SignatureFormat, { kind: 'comment' }>;
+
+/**
+ * Remove the line in the signature position if it is a signature line (even a
+ * malformed one) and every other well-formed signature line: after signing
+ * there is never more than one. A shebang without a newline gets one, so the
+ * hashed text is the text that will be verified.
+ */
+function stripSignatureLines(
+  text: string,
+  format: CommentFormat,
+): { body: string; removed: number } {
+  let body = text;
+  let removed = 0;
+  if (format.placement === 'after-shebang' && body.startsWith('#!') && !body.includes('\n'))
+    body += '\n';
+  const start = signatureLineStart(body, format);
+  if (body.startsWith(`${format.prefix} ${SIGNATURE_MARKER}`, start)) {
+    const end = body.indexOf('\n', start);
+    body = body.slice(0, start) + (end === -1 ? '' : body.slice(end + 1));
+    removed += 1;
+  }
+  for (
+    let line = findSignatureLine(body, format, -1);
+    line !== null;
+    line = findSignatureLine(body, format, -1)
+  ) {
+    const lines = body.split('\n');
+    lines.splice(line - 1, 1);
+    body = lines.join('\n');
+    removed += 1;
+  }
+  return { body, removed };
+}

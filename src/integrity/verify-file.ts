@@ -1,0 +1,39 @@
+import { extname } from 'node:path';
+import { isRyeError } from '../errors/index.js';
+import { readTextFile } from '../platform/index.js';
+import type { ItemType, SignatureFormatTable } from './signature-formats.js';
+import type { TrustSet } from './trust.js';
+import { emptyResult, type VerifyResult } from './verdict.js';
+import { verifyText } from './verify.js';
+
+/**
+ * Read one file (size-capped, strict UTF-8) and verify it. I/O failures
+ * (FILE_UNREADABLE, FILE_BINARY, FILE_TOO_LARGE) become the `unreadable`
+ * verdict with their code, never "unsigned".
+ */
+export async function verifyFile(
+  path: string,
+  itemType: ItemType,
+  trust: TrustSet,
+  options: { extension?: string; formats?: SignatureFormatTable } = {},
+): Promise<VerifyResult> {
+  let text: string;
+  try {
+    text = await readTextFile(path);
+  } catch (error) {
+    if (!isRyeError(error)) throw error;
+    return {
+      ...emptyResult(itemType, path),
+      verdict: 'unreadable',
+      code: error.code,
+      message: error.message,
+    };
+  }
+  return verifyText(text, {
+    itemType,
+    extension: options.extension ?? extname(path),
+    trust,
+    path,
+    ...(options.formats === undefined ? {} : { formats: options.formats }),
+  });
+}

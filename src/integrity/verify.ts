@@ -1,0 +1,235 @@
+import { isRyeError, type ErrorCode } from '../errors/index.js';
+import { locateCommentSignature } from './comment-signature.js';
+import { hexDigestsEqual, normalizeNewlines, sha256Hex } from './hash.js';
+import { directiveSpan, toolHashedText, type Coverage } from './hashed-content.js';
+import { readJsonSignature } from './json-signature.js';
+import { verifyBytes } from './keys.js';
+import {
+  DEFAULT_SIGNATURE_FORMATS,
+  signatureFormatFor,
+  type ItemType,
+  type SignatureFormatTable,
+} from './signature-formats.js';
+import {
+  decodeSignature,
+  tryParseSignaturePayload,
+  type SignatureFields,
+} from './signature-line.js';
+import type { TrustSet } from './trust.js';
+import { emptyResult, type Verdict, type VerifyResult } from './verdict.js';
+
+export interface VerifyTextOptions {
+  readonly itemType: ItemType;
+  /** File extension with its dot, e.g. `.py`; selects the signature format. */
+  readonly extension: string;
+  readonly trust: TrustSet;
+  /** Shown in messages and results. */
+  readonly path?: string | null;
+  readonly formats?: SignatureFormatTable;
+}
+
+interface Candidate {
+  readonly coverage: Coverage | null;
+  readonly text: string;
+}
+
+/**
+ * Verify one item's text against a trust set. Pure: no I/O, no global state
+ * but the parsed-key cache. Never throws for bad content — every failure is a
+ * verdict with a code (INTEGRITY_UNSIGNED, INTEGRITY_SIGNATURE_MISPLACED,
+ * INTEGRITY_MALFORMED_SIGNATURE, INTEGRITY_DUPLICATE_SIGNATURE,
+ * INTEGRITY_HASH_MISMATCH, INTEGRITY_UNTRUSTED_KEY, INTEGRITY_BAD_SIGNATURE,
+ * ITEM_UNSUPPORTED_EXTENSION, or the JSON parser's code).
+ *
+ * Order of checks: signature line → content hash → trusted key → Ed25519.
+ */
+export function verifyText(rawText: string, options: VerifyTextOptions): VerifyResult {
+  const base = emptyResult(options.itemType, options.path ?? null);
+  const label = options.path ?? `${options.itemType} text`;
+  const format = signatureFormatFor(
+    options.itemType,
+    options.extension,
+    options.formats ?? DEFAULT_SIGNATURE_FORMATS,
+  );
+  if (format === undefined) {
+    return fail(
+      base,
+      'unreadable',
+      'ITEM_UNSUPPORTED_EXTENSION',
+      `Cannot verify ${label}: no ${options.itemType} format for "${options.extension}" files`,
+    );
+  }
+  const text = normalizeNewlines(rawText);
+
+  if (format.kind === 'json-field') {
+    let json;
+    try {
+      json = readJsonSignature(text, format.field, label);
+    } catch (error) {
+      if (!isRyeError(error)) throw error;
+      return fail(base, 'malformed', error.code, error.message);
+    }
+    if (json.payload === null)
+      return fail(
+        base,
+        'unsigned',
+        'INTEGRITY_UNSIGNED',
+        `Cannot verify ${label}: no "${format.field}" field`,
+      );
+    const fields = tryParseSignaturePayload(json.payload);
+    if (fields === undefined) {
+      return fail(
+        base,
+        'malformed',
+        'INTEGRITY_MALFORMED_SIGNATURE',
+        `Cannot verify ${label}: the "${format.field}" value is not a well-formed signature`,
+      );
+    }
+    return checkSignature(
+      base,
+      label,
+      fields,
+      [{ coverage: null, text: json.hashedText }],
+      options.trust,
+    );
+  }
+
+  const located = locateCommentSignature(text, format);
+  if (located.status === 'unsigned') {
+    if (located.misplacedLine !== null) {
+      return {
+        ...fail(
+          base,
+          'unsigned',
+          'INTEGRITY_SIGNATURE_MISPLACED',
+          `Cannot verify ${label}: the signature line on line ${located.misplacedLine} is not where a signature counts`,
+        ),
+        line: located.misplacedLine,
+      };
+    }
+    return fail(
+      base,
+      'unsigned',
+      'INTEGRITY_UNSIGNED',
+      `Cannot verify ${label}: no signature line`,
+    );
+  }
+  if (located.status === 'malformed') {
+    return {
+      ...fail(
+        base,
+        'malformed',
+        'INTEGRITY_MALFORMED_SIGNATURE',
+        `Cannot verify ${label}: the signature line on line ${located.line} is malformed`,
+      ),
+      line: located.line,
+    };
+  }
+  if (located.duplicateLine !== null) {
+    return {
+      ...fail(
+        base,
+        'malformed',
+        'INTEGRITY_DUPLICATE_SIGNATURE',
+        `Cannot verify ${label}: a second signature line on line ${located.duplicateLine}`,
+      ),
+      line: located.duplicateLine,
+    };
+  }
+  return checkSignature(
+    base,
+    label,
+    located.fields,
+    candidatesFor(options.itemType, located.body, text),
+    options.trust,
+  );
+}
+
+/** Lazily yields the texts a signature may cover, most complete first. */
+function* candidatesFor(itemType: ItemType, body: string, text: string): Generator<Candidate> {
+  if (itemType === 'tool') {
+    yield { coverage: null, text: toolHashedText(body) };
+    return;
+  }
+  if (itemType === 'knowledge') {
+    yield { coverage: null, text: body };
+    return;
+  }
+  yield { coverage: 'full', text: body };
+  const span = directiveSpan(text);
+  if (span !== undefined) yield { coverage: 'xml-only', text: span };
+}
+
+function checkSignature(
+  base: VerifyResult,
+  label: string,
+  fields: SignatureFields,
+  candidates: Iterable<Candidate>,
+  trust: TrustSet,
+): VerifyResult {
+  const signed: VerifyResult = {
+    ...base,
+    fingerprint: fields.fingerprint,
+    contentHash: fields.contentHash,
+    provenance: fields.provenance,
+    timestamp: fields.timestamp,
+  };
+  let matched: Candidate | undefined;
+  let actualHash: string | null = null;
+  for (const candidate of candidates) {
+    actualHash = sha256Hex(candidate.text);
+    if (hexDigestsEqual(actualHash, fields.contentHash)) {
+      matched = candidate;
+      break;
+    }
+  }
+  if (matched === undefined) {
+    // For directives the last hash tried is the <directive> span: the part every
+    // implementation hashes, so the most useful one to show.
+    return {
+      ...fail(
+        signed,
+        'hash_mismatch',
+        'INTEGRITY_HASH_MISMATCH',
+        `Cannot verify ${label}: content hash ${actualHash ?? '(none)'} does not match the signed hash ${fields.contentHash}`,
+      ),
+      actualHash,
+    };
+  }
+  const found: VerifyResult = { ...signed, actualHash, coverage: matched.coverage };
+  const key = trust.get(fields.fingerprint);
+  if (key === undefined) {
+    return fail(
+      found,
+      'untrusted_key',
+      'INTEGRITY_UNTRUSTED_KEY',
+      `Cannot verify ${label}: signed by key ${fields.fingerprint}, which is not trusted`,
+    );
+  }
+  const signature = decodeSignature(fields.signature);
+  const message = Buffer.from(fields.contentHash, 'latin1');
+  if (signature === undefined || !verifyBytes(key.key, message, signature)) {
+    return fail(
+      found,
+      'bad_signature',
+      'INTEGRITY_BAD_SIGNATURE',
+      `Cannot verify ${label}: the Ed25519 signature is not valid for key ${fields.fingerprint}`,
+    );
+  }
+  return {
+    ...found,
+    ok: true,
+    verdict: 'ok',
+    signer: key.owner,
+    message: `Verified ${label}: signed by ${key.owner === '' ? 'an unnamed key' : key.owner} (${fields.fingerprint})${matched.coverage === 'xml-only' ? ', <directive> span only' : ''}`,
+  };
+}
+
+function fail(
+  base: VerifyResult,
+  verdict: Verdict,
+  code: ErrorCode,
+  message: string,
+): VerifyResult {
+  return { ...base, ok: false, verdict, code, message };
+}

@@ -1,0 +1,34 @@
+export { compileIdGlob, isGlob } from './glob.js';
+export { readItemMetadata, signItemFile, verifyItemFile } from './item-files.js';
+export type { SignedItem } from './item-files.js';
+export { itemCategory, itemName, parseItemId, problemWith } from './item-id.js';
+export { ITEM_EXTENSIONS, ITEM_FOLDERS, ITEM_TYPES, parseItemType } from './item-type.js';
+export type { ItemType } from './item-type.js';
+export { extractMetadata } from './metadata/read-metadata.js';
+export type {
+  DirectiveMetadata,
+  ItemMetadata,
+  KnowledgeMetadata,
+  ToolMetadata,
+  ValidationIssue,
+} from './metadata/types.js';
+export { LIST_EXCLUDED_DIRS, listItemFiles, resolveItem, typeRoot } from './resolve.js';
+export type { ResolvedItem } from './resolve.js';
+export { selectItems } from './select.js';
+export {
+  SPACE_NAMES,
+  aiDir,
+  keyDir,
+  parseSpaceName,
+  resolveSpaces,
+  trustStores,
+} from './spaces.js';
+export type { SpaceName, Spaces, SpacesOptions } from './spaces.js';
+export {
+  addTrustedKey,
+  ensureSelfTrusted,
+  loadSpaceTrust,
+  removeTrustedKey,
+  trustDir,
+} from './trust-admin.js';
+export { assertValid, validateItem } from './validate.js';

@@ -1,0 +1,57 @@
+import { RyeError } from '../errors/index.js';
+
+/** Longest item id accepted. */
+const MAX_ID_LENGTH = 512;
+
+const SEGMENT_RE = /^[A-Za-z0-9_][A-Za-z0-9_.+@-]*$/;
+
+/**
+ * Check an item id: a relative, forward-slash path without extension. Refuses
+ * `..` anywhere, absolute paths, backslashes, empty or `.` segments, control
+ * characters and drive letters, so an id can never leave its type folder.
+ *
+ * @throws RyeError ITEM_ID_INVALID
+ */
+export function parseItemId(id: string): string {
+  const why = problemWith(id);
+  if (why !== undefined) {
+    throw new RyeError('ITEM_ID_INVALID', `Cannot use item id "${printable(id)}": ${why}`, {
+      itemId: id,
+    });
+  }
+  return id;
+}
+
+/** The reason an id is invalid, or undefined when it is valid. */
+export function problemWith(id: string): string | undefined {
+  if (id.length === 0) return 'it is empty';
+  if (id.length > MAX_ID_LENGTH) return `it is longer than ${MAX_ID_LENGTH} characters`;
+  if (id.includes('..')) return 'it contains ".."';
+  if (id.includes('\\')) return 'it contains a backslash';
+  if (id.startsWith('/')) return 'it is an absolute path';
+  if (/^[A-Za-z]:/.test(id)) return 'it starts with a drive letter';
+  // eslint-disable-next-line no-control-regex
+  if (/[\u0000-\u001f\u007f]/.test(id)) return 'it contains control characters';
+  const segments = id.split('/');
+  if (segments.some((s) => s === '')) return 'it has an empty path segment';
+  const bad = segments.find((s) => !SEGMENT_RE.test(s));
+  if (bad !== undefined)
+    return `segment "${bad}" has characters outside [A-Za-z0-9_.+@-] or starts with one`;
+  return undefined;
+}
+
+/** The last segment of an id (the item's name). */
+export function itemName(id: string): string {
+  return id.slice(id.lastIndexOf('/') + 1);
+}
+
+/** The folder part of an id (the item's category), "" at the top level. */
+export function itemCategory(id: string): string {
+  const slash = id.lastIndexOf('/');
+  return slash === -1 ? '' : id.slice(0, slash);
+}
+
+function printable(id: string): string {
+  // eslint-disable-next-line no-control-regex
+  return id.replace(/[\u0000-\u001f\u007f]/g, '?').slice(0, 120);
+}

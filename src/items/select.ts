@@ -1,0 +1,42 @@
+import { RyeError } from '../errors/index.js';
+import { compileIdGlob, isGlob } from './glob.js';
+import type { ItemType } from './item-type.js';
+import { listItemFiles, resolveItem, type ResolvedItem } from './resolve.js';
+import { SPACE_NAMES, type SpaceName, type Spaces } from './spaces.js';
+
+/**
+ * The item files an id or glob names, searching `only` spaces in precedence
+ * order. One id resolves to one file (ITEM_AMBIGUOUS otherwise). A glob yields
+ * every matching file; an id found in a higher-precedence space shadows the
+ * same id below it. A glob that matches nothing is ITEM_NOT_FOUND.
+ *
+ * @throws RyeError ITEM_ID_INVALID, ITEM_AMBIGUOUS, ITEM_NOT_FOUND
+ */
+export async function selectItems(
+  spaces: Spaces,
+  itemType: ItemType,
+  idOrGlob: string,
+  only: readonly SpaceName[] = SPACE_NAMES,
+): Promise<ResolvedItem[]> {
+  if (!isGlob(idOrGlob)) return [await resolveItem(spaces, itemType, idOrGlob, only)];
+  const matches = compileIdGlob(idOrGlob);
+  const seen = new Set<string>();
+  const out: ResolvedItem[] = [];
+  for (const space of SPACE_NAMES.filter((s) => only.includes(s))) {
+    const inSpace = (await listItemFiles(spaces, space, itemType)).filter((f) => matches(f.itemId));
+    for (const file of inSpace) if (!seen.has(file.itemId)) out.push(file);
+    for (const file of inSpace) seen.add(file.itemId);
+  }
+  if (out.length === 0) {
+    throw new RyeError(
+      'ITEM_NOT_FOUND',
+      `Cannot find any ${itemType} matching "${idOrGlob}" in ${only.join(', ')} space`,
+      {
+        itemType,
+        pattern: idOrGlob,
+        spaces: only,
+      },
+    );
+  }
+  return out;
+}

@@ -1,0 +1,120 @@
+import { rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { RyeError } from '../errors/index.js';
+import {
+  formatTrustToml,
+  loadTrustStore,
+  readTrustFile,
+  type LoadedTrust,
+  type TrustedKey,
+} from '../integrity/index.js';
+import { pathExists, writeFileAtomic } from '../platform/index.js';
+import { aiDir, trustStores, type SpaceName, type Spaces } from './spaces.js';
+
+const FINGERPRINT_RE = /^[0-9a-f]{16}$/;
+
+/** The trusted-key folder of one space. */
+export function trustDir(spaces: Spaces, space: SpaceName): string {
+  return join(aiDir(spaces, space), 'trusted_keys');
+}
+
+/** Load the trust store of all three spaces (mismatching files skipped with a warning). */
+export async function loadSpaceTrust(spaces: Spaces): Promise<LoadedTrust> {
+  return loadTrustStore(trustStores(spaces));
+}
+
+/**
+ * Trust a key from a PEM or TOML file: write `<space>/.ai/trusted_keys/<FP>.toml`.
+ *
+ * @throws RyeError SPACE_READ_ONLY, FILE_*, TRUST_FILE_INVALID, KEY_INVALID, TRUST_FINGERPRINT_MISMATCH
+ */
+export async function addTrustedKey(
+  spaces: Spaces,
+  source: string,
+  options: { owner?: string | undefined; space?: SpaceName } = {},
+): Promise<{ key: TrustedKey; path: string }> {
+  const space = options.space ?? 'user';
+  if (space === 'system') {
+    throw new RyeError(
+      'SPACE_READ_ONLY',
+      'Cannot add a trusted key to system space: it is read-only',
+      {},
+    );
+  }
+  const key = await readTrustFile(source, options.owner);
+  const path = join(trustDir(spaces, space), `${key.fingerprint}.toml`);
+  await writeFileAtomic(path, formatTrustToml(key));
+  return { key: { ...key, source: path }, path };
+}
+
+/**
+ * Stop trusting a fingerprint: remove its file from project and user space
+ * (or only `space`). System keys cannot be removed.
+ *
+ * @throws RyeError USAGE_INVALID_ARGUMENT, TRUST_KEY_NOT_FOUND, SPACE_READ_ONLY
+ */
+export async function removeTrustedKey(
+  spaces: Spaces,
+  fingerprint: string,
+  options: { space?: SpaceName } = {},
+): Promise<string[]> {
+  if (!FINGERPRINT_RE.test(fingerprint)) {
+    throw new RyeError(
+      'USAGE_INVALID_ARGUMENT',
+      `Cannot remove "${fingerprint}": a fingerprint is 16 lowercase hex characters`,
+      {
+        fingerprint,
+      },
+    );
+  }
+  if (options.space === 'system') {
+    throw new RyeError(
+      'SPACE_READ_ONLY',
+      'Cannot remove a trusted key from system space: it is read-only',
+      {},
+    );
+  }
+  const spacesToTry: SpaceName[] =
+    options.space === undefined ? ['project', 'user'] : [options.space];
+  const removed: string[] = [];
+  for (const space of spacesToTry) {
+    const path = join(trustDir(spaces, space), `${fingerprint}.toml`);
+    if (await pathExists(path)) {
+      await rm(path);
+      removed.push(path);
+    }
+  }
+  if (removed.length === 0) {
+    const inSystem = await pathExists(join(trustDir(spaces, 'system'), `${fingerprint}.toml`));
+    throw new RyeError(
+      inSystem ? 'SPACE_READ_ONLY' : 'TRUST_KEY_NOT_FOUND',
+      inSystem
+        ? `Cannot remove ${fingerprint}: it is trusted by system space, which is read-only`
+        : `Cannot remove ${fingerprint}: no trusted key with that fingerprint in ${spacesToTry.join(' or ')} space`,
+      { fingerprint },
+    );
+  }
+  return removed;
+}
+
+/**
+ * Make sure the signer's own key is trusted in user space (first signing).
+ * Returns the path written, or null when it was trusted already.
+ */
+export async function ensureSelfTrusted(
+  spaces: Spaces,
+  signer: { fingerprint: string; publicKeyPem: string },
+): Promise<string | null> {
+  const path = join(trustDir(spaces, 'user'), `${signer.fingerprint}.toml`);
+  if (await pathExists(path)) return null;
+  await writeFileAtomic(
+    path,
+    formatTrustToml({
+      fingerprint: signer.fingerprint,
+      owner: 'self',
+      attestation: '',
+      publicKeyPem: signer.publicKeyPem,
+    }),
+  );
+  return path;
+}

@@ -1,0 +1,151 @@
+import { randomBytes } from 'node:crypto';
+import { chmod, mkdir, open, readFile, rename, rm, stat } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { RyeError } from '../errors/index.js';
+
+/** Largest item file read (8 MiB): items are text a human reviews, not data sets. */
+export const MAX_ITEM_BYTES = 8 * 1024 * 1024;
+
+/**
+ * Read a file of at most `maxBytes`.
+ * @throws RyeError FILE_UNREADABLE, FILE_TOO_LARGE
+ */
+export async function readFileCapped(
+  path: string,
+  maxBytes: number = MAX_ITEM_BYTES,
+): Promise<Buffer> {
+  let size: number;
+  try {
+    const info = await stat(path);
+    if (!info.isFile()) throw new Error('not a regular file');
+    size = info.size;
+  } catch (error) {
+    throw unreadable(path, error);
+  }
+  if (size > maxBytes) {
+    throw new RyeError(
+      'FILE_TOO_LARGE',
+      `Cannot read ${path}: ${size} bytes is over the cap of ${maxBytes}`,
+      {
+        path,
+        size,
+        maxBytes,
+      },
+    );
+  }
+  try {
+    const bytes = await readFile(path);
+    if (bytes.length > maxBytes) {
+      throw new RyeError(
+        'FILE_TOO_LARGE',
+        `Cannot read ${path}: it grew over the cap of ${maxBytes} bytes`,
+        {
+          path,
+          maxBytes,
+        },
+      );
+    }
+    return bytes;
+  } catch (error) {
+    if (error instanceof RyeError) throw error;
+    throw unreadable(path, error);
+  }
+}
+
+const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+
+/**
+ * Decode item bytes as strict UTF-8 text. A NUL byte or an invalid sequence
+ * means binary content, which cannot carry an inline signature.
+ * @throws RyeError FILE_BINARY
+ */
+export function decodeText(bytes: Uint8Array, path: string): string {
+  if (bytes.includes(0)) {
+    throw new RyeError('FILE_BINARY', `Cannot read ${path} as text: it contains NUL bytes`, {
+      path,
+    });
+  }
+  try {
+    return decoder.decode(bytes);
+  } catch (error) {
+    throw new RyeError(
+      'FILE_BINARY',
+      `Cannot read ${path} as text: it is not valid UTF-8`,
+      { path },
+      { cause: error },
+    );
+  }
+}
+
+/** Read an item file as text (capped, strict UTF-8). */
+export async function readTextFile(
+  path: string,
+  maxBytes: number = MAX_ITEM_BYTES,
+): Promise<string> {
+  return decodeText(await readFileCapped(path, maxBytes), path);
+}
+
+/**
+ * Write a file atomically: temp file in the same folder, fsync, rename. A
+ * failure leaves the old file as it was.
+ * @throws RyeError FILE_WRITE_FAILED
+ */
+export async function writeFileAtomic(
+  path: string,
+  data: string | Uint8Array,
+  options: { mode?: number; dirMode?: number } = {},
+): Promise<void> {
+  const dir = dirname(path);
+  const temp = join(dir, `.${randomBytes(6).toString('hex')}.tmp`);
+  try {
+    await mkdir(dir, {
+      recursive: true,
+      ...(options.dirMode === undefined ? {} : { mode: options.dirMode }),
+    });
+    const handle = await open(temp, 'wx', options.mode ?? 0o644);
+    try {
+      await handle.writeFile(data);
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    if (options.mode !== undefined) await chmod(temp, options.mode);
+    await rename(temp, path);
+  } catch (error) {
+    await rm(temp, { force: true }).catch(() => undefined);
+    throw new RyeError(
+      'FILE_WRITE_FAILED',
+      `Cannot write ${path}: ${messageOf(error)}`,
+      { path },
+      { cause: error },
+    );
+  }
+}
+
+/** True when the path exists (any kind). */
+export async function pathExists(path: string): Promise<boolean> {
+  try {
+    await stat(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function unreadable(path: string, error: unknown): RyeError {
+  return new RyeError(
+    'FILE_UNREADABLE',
+    `Cannot read ${path}: ${messageOf(error)}`,
+    { path },
+    { cause: error },
+  );
+}
+
+/** The message of an unknown thrown value. */
+export function messageOf(error: unknown): string {
+  if (error instanceof Error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    return code === undefined ? error.message : `${code} (${error.message})`;
+  }
+  return String(error);
+}

@@ -1,0 +1,10 @@
+export {
+  MAX_ITEM_BYTES,
+  decodeText,
+  messageOf,
+  pathExists,
+  readFileCapped,
+  readTextFile,
+  writeFileAtomic,
+} from './files.js';
+export { packageRoot } from './package-root.js';

@@ -1,0 +1,115 @@
+import { createHash, createPrivateKey, createPublicKey, generateKeyPairSync } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import {
+  canonicalPem,
+  fingerprintOf,
+  generateKeyPair,
+  parsePrivateKey,
+  parsePublicKey,
+  publicPemOf,
+  signBytes,
+  verifyBytes,
+} from '../../src/integrity/index.js';
+
+interface RfcVector {
+  name: string;
+  secret: string;
+  public: string;
+  message: string;
+  signature: string;
+}
+
+const RFC8032: RfcVector[] = JSON.parse(
+  readFileSync(new URL('../vectors/integrity/rfc8032-ed25519.json', import.meta.url), 'utf8'),
+) as RfcVector[];
+
+const PKCS8_PREFIX = '302e020100300506032b657004220420';
+const SPKI_PREFIX = '302a300506032b6570032100';
+
+describe('Ed25519 through the integrity layer (RFC 8032 §7.1)', () => {
+  for (const v of RFC8032) {
+    it(`signBytes() reproduces ${v.name} and verifyBytes() accepts it`, () => {
+      const privatePem = createPrivateKey({
+        key: Buffer.from(PKCS8_PREFIX + v.secret, 'hex'),
+        format: 'der',
+        type: 'pkcs8',
+      })
+        .export({ format: 'pem', type: 'pkcs8' })
+        .toString();
+      const publicPem = createPublicKey({
+        key: Buffer.from(SPKI_PREFIX + v.public, 'hex'),
+        format: 'der',
+        type: 'spki',
+      })
+        .export({ format: 'pem', type: 'spki' })
+        .toString();
+      const privateKey = parsePrivateKey(privatePem);
+      expect(publicPemOf(privateKey)).toBe(canonicalPem(publicPem));
+      const message = Buffer.from(v.message, 'hex');
+      const signature = signBytes(privateKey, message);
+      expect(signature.toString('hex')).toBe(v.signature);
+      const { key } = parsePublicKey(publicPem);
+      expect(verifyBytes(key, message, signature)).toBe(true);
+    });
+
+    it(`verifyBytes() rejects ${v.name} after any single bit flip in the signature`, () => {
+      const { key } = parsePublicKey(
+        createPublicKey({
+          key: Buffer.from(SPKI_PREFIX + v.public, 'hex'),
+          format: 'der',
+          type: 'spki',
+        })
+          .export({ format: 'pem', type: 'spki' })
+          .toString(),
+      );
+      const message = Buffer.from(v.message, 'hex');
+      const good = Buffer.from(v.signature, 'hex');
+      for (let bit = 0; bit < good.length * 8; bit += 37) {
+        const bad = Buffer.from(good);
+        bad[bit >> 3] = (bad[bit >> 3] ?? 0) ^ (1 << (bit & 7));
+        expect(verifyBytes(key, message, bad)).toBe(false);
+      }
+      expect(verifyBytes(key, Buffer.concat([message, Buffer.from([0])]), good)).toBe(false);
+      expect(verifyBytes(key, message, good.subarray(0, 63))).toBe(false);
+    });
+  }
+});
+
+describe('fingerprintOf()', () => {
+  it('is the first 16 hex of SHA-256 over the PEM text with its final newline', () => {
+    const { publicKeyPem } = generateKeyPair();
+    const expected = createHash('sha256').update(publicKeyPem).digest('hex').slice(0, 16);
+    expect(publicKeyPem.endsWith('\n')).toBe(true);
+    expect(fingerprintOf(publicKeyPem)).toBe(expected);
+  });
+
+  it('gives the same fingerprint for a PEM pasted with CRLF or without its final newline', () => {
+    const { publicKeyPem } = generateKeyPair();
+    const fp = fingerprintOf(publicKeyPem);
+    expect(fingerprintOf(publicKeyPem.replace(/\n/g, '\r\n'))).toBe(fp);
+    expect(fingerprintOf(publicKeyPem.trimEnd())).toBe(fp);
+  });
+
+  it('matches the fingerprint of the Python implementation key in the vectors', () => {
+    const pem =
+      '-----BEGIN PUBLIC KEY-----\nMCowBQYDK2VwAyEAY24FNlBttfGlH91xaEe4Ms0Meu5kvHL8L8W6w9lVyLU=\n-----END PUBLIC KEY-----\n';
+    expect(fingerprintOf(pem)).toBe('9fbfabe975fa5a7f');
+  });
+});
+
+describe('key parsing', () => {
+  it('parsePublicKey() refuses a non-Ed25519 key with KEY_INVALID naming its type', () => {
+    const { publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+    const pem = publicKey.export({ format: 'pem', type: 'spki' }).toString();
+    expect(() => parsePublicKey(pem)).toThrow(
+      expect.objectContaining({ code: 'KEY_INVALID', details: { keyType: 'ec' } }),
+    );
+  });
+
+  it('parsePrivateKey() refuses garbage with KEY_INVALID', () => {
+    expect(() => parsePrivateKey('not a key')).toThrow(
+      expect.objectContaining({ code: 'KEY_INVALID' }),
+    );
+  });
+});
