@@ -43,7 +43,7 @@ for (const [folder, itemType] of Object.entries(FOLDERS)) {
     const rel = relative(join(source, folder), path);
     const extension = extname(path);
     const text = await readFile(path, 'utf8');
-    const metadata = extractMetadata(
+    const metadata = await extractMetadata(
       itemType,
       extension,
       bodyWithoutSignature(text, itemType, extension),

@@ -56,7 +56,7 @@ export async function signItemFile(
     });
   }
   const text = await readTextFile(item.path);
-  const metadata = extractMetadata(
+  const metadata = await extractMetadata(
     item.itemType,
     item.extension,
     bodyWithoutSignature(text, item.itemType, item.extension),

@@ -1,6 +1,6 @@
-import semver from 'semver';
 import { RyeError } from '../errors/index.js';
 import type { ItemType } from './item-type.js';
+import { isSemver } from './semver.js';
 import type {
   DirectiveMetadata,
   ItemMetadata,
@@ -142,13 +142,8 @@ function checkText(issues: ValidationIssue[], field: string, actual: unknown): v
 }
 
 function checkSemver(issues: ValidationIssue[], actual: unknown): void {
-  // semver.valid tolerates a leading "v" and surrounding spaces; a version here is exact.
-  const ok =
-    typeof actual === 'string' &&
-    /^\d/.test(actual) &&
-    actual === actual.trim() &&
-    semver.valid(actual) !== null;
-  if (!ok) issues.push(issue('version', 'must be a semantic version', 'like "1.0.0"', actual));
+  if (!isSemver(actual))
+    issues.push(issue('version', 'must be a semantic version', 'like "1.0.0"', actual));
 }
 
 function issue(field: string, why: string, expected: string, actual: unknown): ValidationIssue {

@@ -53,6 +53,8 @@ class JsModuleScanner {
   readonly found = new Map<string, FoundConstant>();
   /** Whether a `/` here would divide (after a value) or open a regex (after an operator). */
   private afterValue = false;
+  /** Index of the end of a line where a regex failed to close: no regex starts before it. */
+  private regexBlockedUntil = -1;
 
   constructor(
     private readonly cur: LiteralCursor,
@@ -192,15 +194,17 @@ class JsModuleScanner {
     const cur = this.cur;
     const start = cur.pos;
     cur.pos++;
-    if (this.afterValue) {
+    if (this.afterValue || start < this.regexBlockedUntil) {
       this.afterValue = false;
       return;
     }
     let inClass = false;
     for (;;) {
       const c = cur.peek();
-      // A line break means this was not a regex after all: read the `/` as an operator.
+      // A line break means this was not a regex after all: read the `/` as an operator,
+      // and every later `/` on this line too, so a hostile line costs linear time.
       if (c === '' || isLineTerminator(c)) {
+        this.regexBlockedUntil = cur.pos;
         cur.pos = start + 1;
         return;
       }

@@ -233,9 +233,9 @@ export class PythonLiteralParser {
   private list(): LiteralValue[] {
     const items: LiteralValue[] = [];
     this.open();
-    if (this.cur.peek() !== ']') {
-      do items.push(this.value());
-      while (!this.separator(']'));
+    while (this.cur.peek() !== ']') {
+      items.push(this.value());
+      if (this.separator(']')) break;
     }
     this.close();
     return items;
@@ -267,21 +267,20 @@ export class PythonLiteralParser {
     const result = newLiteralObject();
     this.open();
     let first = true;
-    if (cur.peek() !== '}') {
-      do {
-        const keyPos = cur.pos;
-        const key = this.value();
-        this.skipSpace();
-        if (cur.peek() !== ':') {
-          const isSet = first && (cur.peek() === ',' || cur.peek() === '}');
-          throw isSet ? cur.fail('sets are not supported', start) : cur.fail('expected ":"');
-        }
-        if (typeof key !== 'string') throw cur.fail('dict keys must be strings', keyPos);
-        first = false;
-        cur.pos++;
-        this.skipSpace();
-        setEntry(cur, result, key, this.value(), keyPos);
-      } while (!this.separator('}'));
+    while (cur.peek() !== '}') {
+      const keyPos = cur.pos;
+      const key = this.value();
+      this.skipSpace();
+      if (cur.peek() !== ':') {
+        const isSet = first && (cur.peek() === ',' || cur.peek() === '}');
+        throw isSet ? cur.fail('sets are not supported', start) : cur.fail('expected ":"');
+      }
+      if (typeof key !== 'string') throw cur.fail('dict keys must be strings', keyPos);
+      first = false;
+      cur.pos++;
+      this.skipSpace();
+      setEntry(cur, result, key, this.value(), keyPos);
+      if (this.separator('}')) break;
     }
     this.close();
     return result;

@@ -1,27 +1,29 @@
 import type { ItemType } from '../item-type.js';
-import { extractDirectiveMetadata } from './directive-metadata.js';
-import { extractKnowledgeMetadata } from './knowledge-metadata.js';
-import { extractToolMetadata } from './tool-metadata.js';
 import type { ItemMetadata } from './types.js';
 
 /**
  * Read an item's metadata from its body (signature line already removed)
- * without executing anything.
+ * without executing anything. The parsers (YAML, XML, literals) load on first
+ * use, so commands that only verify never pay for them.
  *
  * @throws RyeError METADATA_PARSE_FAILED, PARSE_UNSAFE_CONTENT
  */
-export function extractMetadata(
+export async function extractMetadata(
   itemType: ItemType,
   extension: string,
   body: string,
   source: string,
-): ItemMetadata {
+): Promise<ItemMetadata> {
   switch (itemType) {
     case 'tool':
-      return extractToolMetadata(body, extension, source);
+      return (await import('./tool-metadata.js')).extractToolMetadata(body, extension, source);
     case 'directive':
-      return extractDirectiveMetadata(body, source);
+      return (await import('./directive-metadata.js')).extractDirectiveMetadata(body, source);
     case 'knowledge':
-      return extractKnowledgeMetadata(body, extension, source);
+      return (await import('./knowledge-metadata.js')).extractKnowledgeMetadata(
+        body,
+        extension,
+        source,
+      );
   }
 }
