@@ -98,7 +98,8 @@ function isLow(text: string, index: number): boolean {
   return code >= 0xdc00 && code <= 0xdfff;
 }
 
-const SHORT_ESCAPES: Readonly<Record<string, string>> = {
+/** The two-character JSON escapes, shared by the canonical and pretty writers. */
+export const SHORT_ESCAPES: Readonly<Record<string, string>> = {
   '"': '\\"',
   '\\': '\\\\',
   '\n': '\\n',

@@ -1,6 +1,7 @@
 export { bodyWithoutSignature } from './body.js';
 export { findSignatureLine, locateCommentSignature } from './comment-signature.js';
 export type { CommentSignatureLocation } from './comment-signature.js';
+export { canonicalJson } from './canonical-json.js';
 export { hexDigestsEqual, normalizeNewlines, sha256Hex } from './hash.js';
 export { directiveSpan, toolHashedText } from './hashed-content.js';
 export type { Coverage } from './hashed-content.js';

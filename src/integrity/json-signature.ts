@@ -1,5 +1,5 @@
 import { RyeError } from '../errors/index.js';
-import { canonicalJson } from './canonical-json.js';
+import { SHORT_ESCAPES, canonicalJson } from './canonical-json.js';
 import { parseJsonAst } from './json-ast.js';
 import type { JsonEntry, JsonNode, JsonObjectNode } from './json-ast.js';
 
@@ -108,16 +108,6 @@ function formatIndented(node: JsonNode, indent: string): string {
       return 'null';
   }
 }
-
-const SHORT_ESCAPES: Readonly<Record<string, string>> = {
-  '"': '\\"',
-  '\\': '\\\\',
-  '\n': '\\n',
-  '\r': '\\r',
-  '\t': '\\t',
-  '\b': '\\b',
-  '\f': '\\f',
-};
 
 /**
  * What must not appear raw in the reviewed file: C0/DEL/C1 controls, line and
