@@ -1,4 +1,5 @@
 import js from '@eslint/js';
+import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
@@ -25,9 +26,7 @@ export default tseslint.config(
     rules: { 'no-restricted-syntax': 'off' },
   },
   {
-    files: ['scripts/**/*.mjs', 'bin/**/*.js'],
-    languageOptions: {
-      globals: { process: 'readonly', console: 'readonly', URL: 'readonly' },
-    },
+    files: ['scripts/**/*.mjs', 'bench/**/*.mjs', 'bin/**/*.js', '*.config.js'],
+    languageOptions: { globals: globals.node },
   },
 );
