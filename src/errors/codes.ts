@@ -83,6 +83,55 @@ export const ERROR_CODES = {
     hint: '`rye trust list` shows the trusted fingerprints.',
   },
 
+  EXECUTOR_CHAIN_CYCLE: {
+    class: 'failure',
+    hint: 'Two chain elements name each other as executor_id; fix the executor_id values.',
+  },
+  EXECUTOR_CHAIN_TOO_LONG: {
+    class: 'failure',
+    hint: 'A chain may have at most 10 links (tool → runtimes → primitive).',
+  },
+  EXECUTOR_MISSING_LINK: {
+    class: 'failure',
+    hint: 'An executor_id names an item that does not resolve in any space.',
+  },
+  EXECUTOR_ROOT_NOT_PRIMITIVE: {
+    class: 'failure',
+    hint: 'The last element of a chain (executor_id null) must be a primitive.',
+  },
+  EXECUTOR_PRIMITIVE_UNKNOWN: {
+    class: 'failure',
+    hint: 'Only the built-in primitives rye/core/primitives/subprocess and http_client can run.',
+  },
+  EXECUTOR_NOT_A_TOOL: {
+    class: 'failure',
+    hint: 'Only tool entry points (with tool_type and executor_id) can be executed.',
+  },
+  EXECUTOR_CONFIG_INVALID: {
+    class: 'failure',
+    hint: 'A runtime or tool configuration (config, env_config, anchor, verify_deps) is malformed.',
+  },
+  PARAMS_INVALID: {
+    class: 'usage',
+    hint: "The parameters do not match the tool's config_schema; every problem is listed.",
+  },
+  EXECUTE_COMMAND_NOT_FOUND: {
+    class: 'failure',
+    hint: 'The interpreter or command was not found; install it or set the runtime variable (e.g. RYE_PYTHON).',
+  },
+  EXECUTE_TIMEOUT: {
+    class: 'failure',
+    hint: 'The tool ran past its timeout and its whole process tree was killed.',
+  },
+  EXECUTE_TOOL_FAILED: {
+    class: 'failure',
+    hint: 'The tool ran and reported failure; see data for its output.',
+  },
+  HTTP_REQUEST_FAILED: {
+    class: 'failure',
+    hint: 'The HTTP request failed after its retries; check the URL and the service.',
+  },
+
   // Integrity refusals (exit 3).
   INTEGRITY_UNSIGNED: {
     class: 'integrity',
@@ -131,6 +180,15 @@ export const ERROR_CODES = {
   TRUST_FINGERPRINT_MISMATCH: {
     class: 'integrity',
     hint: 'The fingerprint recorded in the trust file does not match its public key; the file is ignored.',
+  },
+
+  EXECUTOR_SPACE_VIOLATION: {
+    class: 'integrity',
+    hint: 'A chain element depends on a higher-precedence space (e.g. a system runtime on a project file): a shadowing attempt.',
+  },
+  INTEGRITY_SYMLINK_ESCAPE: {
+    class: 'integrity',
+    hint: 'A symbolic link in a verified folder points outside it; remove the link.',
   },
 
   // Internal errors: a bug, reported with exit 1.
