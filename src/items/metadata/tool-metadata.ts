@@ -21,14 +21,12 @@ const CONSTANT_FIELDS: ReadonlyMap<string, ToolField> = new Map([
 ]);
 const CONSTANT_NAMES: ReadonlySet<string> = new Set(CONSTANT_FIELDS.keys());
 
-/** Any of these makes a file an entry point rather than a dependency. */
-const ENTRY_POINT_FIELDS: readonly ToolField[] = [
-  'version',
-  'tool_type',
-  'executor_id',
-  'category',
-  'description',
-];
+/**
+ * Either of these makes a file an entry point rather than a dependency. Not
+ * `version` or `description`: a package.json or a Python package's __init__.py
+ * carries those without being a tool.
+ */
+const ENTRY_POINT_FIELDS: readonly ToolField[] = ['tool_type', 'executor_id'];
 
 const JS_EXTENSIONS = new Set(['js', 'mjs', 'cjs', 'ts', 'mts']);
 
@@ -52,8 +50,7 @@ const SHELL_ASSIGNMENT = /^[ \t]*#[ \t]*([A-Za-z_][A-Za-z0-9_]*)[ \t]*=(?!=)/;
  *
  * Guarantees: `fields` holds a key only when the file sets it, so an explicit
  * `None`/`null` executor_id is present with the value null; `isEntryPoint` is
- * true when any of version, tool_type, executor_id, category, description is
- * present; values are plain data (null-prototype objects from the literal parser).
+ * true when tool_type or executor_id is present; values are plain data (null-prototype objects from the literal parser).
  *
  * @throws RyeError METADATA_PARSE_FAILED for a recognised constant that is not
  *   a literal, is set twice or is rebound, and for YAML/JSON syntax errors;

@@ -7,8 +7,7 @@
 export interface ToolMetadata {
   readonly kind: 'tool';
   /**
-   * True when the file declares tool metadata (any of version, tool_type,
-   * executor_id, category, description): an entry point. Helper modules and
+   * True when the file declares `tool_type` or `executor_id`: an entry point. Helper modules and
    * config files are dependencies, signed without tool validation.
    */
   readonly isEntryPoint: boolean;

@@ -502,3 +502,24 @@ describe('extractToolMetadata() for shell scripts and other files', () => {
     expect(meta.fields).toEqual({ version: '1.0.0' });
   });
 });
+
+describe('extractToolMetadata() entry points', () => {
+  it('treats a package.json with version and description as a dependency, not a tool', () => {
+    const meta = extractToolMetadata(
+      '{"name": "x", "version": "1.0.0", "description": "pkg", "type": "module"}',
+      '.json',
+      'package.json',
+    );
+    expect(meta.isEntryPoint).toBe(false);
+  });
+
+  it('treats a Python package __init__.py with __version__ as a dependency', () => {
+    expect(extractToolMetadata('__version__ = "2.0.0"\n', '.py', '__init__.py').isEntryPoint).toBe(
+      false,
+    );
+  });
+
+  it('treats a file declaring executor_id (even null) as an entry point', () => {
+    expect(extractToolMetadata('executor_id: null\n', '.yaml', 'p.yaml').isEntryPoint).toBe(true);
+  });
+});
