@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // `npm run bench`: every benchmark, one JSON object per line on stdout:
 // {"name": ..., "value": ..., "unit": ...}. Run after `npm run build`.
+import { run as executor } from '../bench/executor.mjs';
 import { run as integrity } from '../bench/integrity.mjs';
 
-for (const suite of [integrity]) await suite();
+for (const suite of [integrity, executor]) await suite();

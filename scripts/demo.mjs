@@ -107,7 +107,36 @@ The demo project shows signing and verification.
     ['verify-file', join(project, '.ai/tools/demo/greet.py'), '--item-type', 'tool', '--json'],
     3,
   );
-  console.log('\nDemo finished: the tampered tool was refused.');
+
+  step('5. A multi-file Python tool: sign its folder, then run it through its verified chain');
+  write('.ai/tools/demo/report/__init__.py', '');
+  write('.ai/tools/demo/report/format.py', 'def banner(name):\n    return f"Hello, {name}!"\n');
+  write(
+    '.ai/tools/demo/report/main.py',
+    `import json
+import sys
+
+from module_loader import load_module
+
+__version__ = "1.0.0"
+__tool_type__ = "python"
+__executor_id__ = "rye/core/runtimes/python_script_runtime"
+__category__ = "demo/report"
+__tool_description__ = "Greet someone using a sibling module"
+
+CONFIG_SCHEMA = {"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]}
+
+params = json.loads(sys.argv[sys.argv.index("--params") + 1])
+fmt = load_module("format")
+print(json.dumps({"success": True, "message": fmt.banner(params["name"])}))
+`,
+  );
+  rye(['sign', 'tool', 'demo/report/**']);
+  rye(['execute', 'tool', 'demo/report/main', '--params', '{"name": "world"}']);
+  step('6. Edit a sibling module: the run is refused before anything is spawned (exit 3)');
+  appendFileSync(join(project, '.ai/tools/demo/report/format.py'), 'import os\n');
+  rye(['execute', 'tool', 'demo/report/main', '--params', '{"name": "world"}'], 3);
+  console.log('\nDemo finished: the tampered tool and the tampered sibling were refused.');
 } finally {
   rmSync(root, { recursive: true, force: true });
 }

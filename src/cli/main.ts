@@ -1,4 +1,5 @@
 import { Command, CommanderError } from 'commander';
+import { executeCommand } from './commands/execute.js';
 import { keysCommand } from './commands/keys.js';
 import { signCommand } from './commands/sign.js';
 import { trustCommand } from './commands/trust.js';
@@ -42,6 +43,7 @@ export async function main(argv: readonly string[], io: CliIo = processIo()): Pr
     signCommand(io, run),
     verifyCommand(io, run),
     verifyFileCommand(io, run),
+    executeCommand(io, run),
   ]) {
     program.addCommand(command);
   }

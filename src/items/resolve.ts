@@ -1,5 +1,6 @@
-import { lstat, readdir } from 'node:fs/promises';
-import { extname, join, relative, sep } from 'node:path';
+import type { Dirent } from 'node:fs';
+import { readdir } from 'node:fs/promises';
+import { basename, dirname, extname, join, relative, sep } from 'node:path';
 import { RyeError } from '../errors/index.js';
 import { parseItemId } from './item-id.js';
 import { ITEM_EXTENSIONS, ITEM_FOLDERS, type ItemType } from './item-type.js';
@@ -66,17 +67,22 @@ async function filesForId(
   itemType: ItemType,
   itemId: string,
 ): Promise<ResolvedItem[]> {
-  const root = typeRoot(spaces, space, itemType);
-  const found: ResolvedItem[] = [];
-  for (const extension of ITEM_EXTENSIONS[itemType]) {
-    const path = join(root, itemId + extension);
-    try {
-      if ((await lstat(path)).isFile()) found.push({ itemType, itemId, space, path, extension });
-    } catch {
-      // absent: try the next extension
-    }
+  const path = join(typeRoot(spaces, space, itemType), itemId);
+  const name = basename(path);
+  // One listing of the folder instead of a probe per extension: a miss costs a
+  // failed syscall each, and resolution runs for every chain element.
+  let entries: Dirent[];
+  try {
+    entries = await readdir(dirname(path), { withFileTypes: true });
+  } catch {
+    return [];
   }
-  return found;
+  const files = new Set(
+    entries.filter((e) => e.isFile() && e.name.startsWith(name)).map((e) => e.name),
+  );
+  return ITEM_EXTENSIONS[itemType]
+    .filter((extension) => files.has(name + extension))
+    .map((extension) => ({ itemType, itemId, space, path: path + extension, extension }));
 }
 
 /**

@@ -1,0 +1,140 @@
+import { Command } from 'commander';
+import { resolve } from 'node:path';
+import { RyeError, exitCodeFor, hintFor, isRyeError } from '../../errors/index.js';
+import { execute, killRunningTools, type ExecuteResult } from '../../executor/index.js';
+import { parseItemType } from '../../items/index.js';
+import { readTextFile } from '../../platform/index.js';
+import { contextOf, withCommonOptions, type CliIo, type CommonOptions } from '../context.js';
+import { emit } from '../report.js';
+import type { Runner } from '../runner.js';
+
+type ExecuteOptions = CommonOptions & { params?: string; paramsFile?: string; dryRun?: boolean };
+
+/** `rye execute tool <item_id>`: run a tool through its verified chain. */
+export function executeCommand(io: CliIo, run: Runner): Command {
+  return withCommonOptions(new Command('execute'))
+    .description('verify a tool, its chain and its dependencies, then run it')
+    .argument('<type>', 'item type (tool)')
+    .argument('<item>', 'tool id, e.g. rye/core/bundler/bundler')
+    .option('--params <json>', 'parameters as a JSON object')
+    .option('--params-file <file>', 'read the parameters from a JSON file')
+    .option('--dry-run', 'build, verify and plan without spawning anything')
+    .action((type: string, itemId: string, options: ExecuteOptions) =>
+      run(options, async () => {
+        const ctx = contextOf(options, io);
+        if (parseItemType(type) !== 'tool') {
+          throw new RyeError(
+            'USAGE_INVALID_ARGUMENT',
+            `Cannot execute a ${type}: only tools run here (directives run as threads)`,
+            { type },
+          );
+        }
+        const params = await readParams(options, io.cwd);
+        let result: ExecuteResult;
+        const stopTools = forwardInterrupts();
+        try {
+          result = await execute({
+            spaces: ctx.spaces,
+            toolId: itemId,
+            params,
+            dryRun: options.dryRun === true,
+            env: io.env,
+          });
+        } catch (error) {
+          if (!isRyeError(error)) throw error;
+          // A refusal still prints the result shape, so agents parse one format.
+          const refused = {
+            status: 'error',
+            item_id: itemId,
+            data: null,
+            error: {
+              code: error.code,
+              message: error.message,
+              hint: hintFor(error.code),
+              details: error.details,
+            },
+            chain: [],
+            metadata: { duration_ms: 0, lockfile_used: false, lockfile_created: false },
+          };
+          if (ctx.json) emit(ctx, refused, []);
+          else io.stderr(`error[${error.code}]: ${error.message}\nhint: ${hintFor(error.code)}\n`);
+          return exitCodeFor(error.code);
+        } finally {
+          stopTools();
+        }
+        emit(ctx, result, humanLines(result));
+        return result.status === 'success' ? 0 : 1;
+      }),
+    );
+}
+
+async function readParams(options: ExecuteOptions, cwd: string): Promise<Record<string, unknown>> {
+  if (options.params !== undefined && options.paramsFile !== undefined) {
+    throw new RyeError('USAGE_INVALID_ARGUMENT', 'Cannot take both --params and --params-file', {});
+  }
+  const source = options.paramsFile !== undefined ? options.paramsFile : '--params';
+  const text =
+    options.paramsFile !== undefined
+      ? await readTextFile(resolve(cwd, options.paramsFile), 1024 * 1024)
+      : (options.params ?? '{}');
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    throw new RyeError(
+      'USAGE_INVALID_ARGUMENT',
+      `Cannot parse ${source}: ${(error as Error).message}`,
+      { source },
+      { cause: error },
+    );
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw new RyeError(
+      'USAGE_INVALID_ARGUMENT',
+      `Cannot use ${source}: parameters must be a JSON object`,
+      { source },
+    );
+  }
+  return value as Record<string, unknown>;
+}
+
+function humanLines(result: ExecuteResult): string[] {
+  const chain = result.chain.map((e) => `${e.item_id} (${e.space})`).join(' → ');
+  const lines = [`${result.status === 'success' ? 'ok' : 'failed'}  ${result.item_id}  [${chain}]`];
+  if (result.plan !== undefined) {
+    const p = result.plan;
+    lines.push(
+      'dry run — nothing was spawned',
+      p.argv !== null ? `  argv: ${JSON.stringify(p.argv)}` : `  url: ${p.url ?? ''}`,
+      `  cwd: ${p.cwd ?? '-'}`,
+      `  env set by rye: ${p.env_keys.join(', ') || '-'}`,
+      `  anchor: ${p.anchor.applied ? p.anchor.path : 'not applied'}`,
+      `  files verified (${p.files_verified.length}):`,
+      ...p.files_verified.map((f) => `    ${f}`),
+    );
+  }
+  if (result.error !== undefined)
+    lines.push(`error[${result.error.code}]: ${result.error.message}`);
+  if (result.data !== null && result.data !== undefined)
+    lines.push(JSON.stringify(result.data, null, 2));
+  lines.push(`(${result.metadata.duration_ms} ms)`);
+  return lines;
+}
+
+/**
+ * Tools run in their own process group, out of reach of the terminal's Ctrl-C:
+ * while one runs, SIGINT/SIGTERM kill its group, then end rye (exit 130/143).
+ * Returns the function that removes the handlers.
+ */
+function forwardInterrupts(): () => void {
+  const onSignal = (signal: NodeJS.Signals): void => {
+    killRunningTools();
+    process.exit(signal === 'SIGINT' ? 130 : 143);
+  };
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+  return () => {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+  };
+}

@@ -1,0 +1,16 @@
+export { MAX_CHAIN_LENGTH, buildChain } from './chain.js';
+export type { BuiltChain } from './chain.js';
+export { execute } from './execute.js';
+export type { ChainEntry, ExecuteOptions, ExecuteResult, ExecutionPlan } from './execute.js';
+export { PRIMITIVES, mergeChainConfig } from './primitive-config.js';
+export { killRunningTools } from './primitives/subprocess.js';
+export { VerifiedFileCache } from './verify-deps.js';
+export type { DepsReport } from './verify-deps.js';
+export type {
+  AnchorConfig,
+  ChainElement,
+  EnvConfig,
+  InterpreterConfig,
+  TemplateVars,
+  VerifyDepsConfig,
+} from './types.js';

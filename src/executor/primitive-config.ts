@@ -1,0 +1,190 @@
+import { RyeError } from '../errors/index.js';
+import { renderValue } from './template.js';
+import type { ChainElement, HttpRequest, SubprocessRequest, TemplateVars } from './types.js';
+
+/** The primitives this executor implements, by item id. */
+export const PRIMITIVES = {
+  subprocess: 'rye/core/primitives/subprocess',
+  httpClient: 'rye/core/primitives/http_client',
+} as const;
+
+const DEFAULT_TIMEOUT_S = 300;
+const DEFAULT_HTTP_TIMEOUT_S = 30;
+const DEFAULT_MAX_OUTPUT = 10 * 1024 * 1024;
+
+/**
+ * The chain's configuration merged from the primitive toward the tool: each
+ * element's keys override the ones below it, so a tool's own CONFIG wins over
+ * its runtime's (shallow, key by key).
+ */
+export function mergeChainConfig(chain: readonly ChainElement[]): Record<string, unknown> {
+  const merged: Record<string, unknown> = {};
+  for (let i = chain.length - 1; i >= 0; i -= 1) Object.assign(merged, chain[i]?.config ?? {});
+  return merged;
+}
+
+/**
+ * Render the subprocess primitive's request. `${VAR}` and `{template}` are
+ * substituted inside each argv element; a value can never add an element, so
+ * a parameter cannot inject an argument or a command. No shell is involved.
+ *
+ * @throws RyeError EXECUTOR_CONFIG_INVALID
+ */
+export function planSubprocess(
+  config: Record<string, unknown>,
+  context: {
+    toolExtension: string;
+    env: Record<string, string>;
+    vars: TemplateVars;
+    cwd: string;
+    source: string;
+  },
+): SubprocessRequest {
+  const byExtension = config['args_by_extension'];
+  const chosen =
+    typeof byExtension === 'object' &&
+    byExtension !== null &&
+    Object.hasOwn(byExtension, context.toolExtension)
+      ? (byExtension as Record<string, unknown>)[context.toolExtension]
+      : config['args'];
+  const render = (value: unknown): unknown => renderValue(value, context.env, context.vars);
+  const command = render(config['command']);
+  const args = render(chosen ?? []);
+  const cwd =
+    config['cwd'] === undefined || config['cwd'] === null ? context.cwd : render(config['cwd']);
+  const stdin =
+    config['input_data'] === undefined || config['input_data'] === null
+      ? null
+      : render(config['input_data']);
+  const issues: string[] = [];
+  if (typeof command !== 'string' || command === '')
+    issues.push('config.command must be a non-empty string');
+  if (!Array.isArray(args) || args.some((a) => typeof a !== 'string'))
+    issues.push('config.args must be a list of strings');
+  if (typeof cwd !== 'string') issues.push('config.cwd must be a string');
+  if (stdin !== null && typeof stdin !== 'string')
+    issues.push('config.input_data must be a string');
+  const timeout = positiveNumber(config['timeout'], DEFAULT_TIMEOUT_S, 'config.timeout', issues);
+  const maxOutput = positiveNumber(
+    config['max_output_bytes'],
+    DEFAULT_MAX_OUTPUT,
+    'config.max_output_bytes',
+    issues,
+  );
+  if (issues.length > 0) throw invalid(context.source, issues);
+  return {
+    command: command as string,
+    args: args as string[],
+    cwd: cwd as string,
+    env: context.env,
+    stdin: stdin as string | null,
+    timeoutMs: timeout * 1000,
+    maxOutputBytes: maxOutput,
+  };
+}
+
+/**
+ * Render the http_client primitive's request (`${VAR}` in url, headers and
+ * auth; `{templates}` too). The params are the JSON body unless config.body is set.
+ *
+ * @throws RyeError EXECUTOR_CONFIG_INVALID
+ */
+export function planHttp(
+  config: Record<string, unknown>,
+  context: {
+    env: Record<string, string>;
+    vars: TemplateVars;
+    params: Record<string, unknown>;
+    source: string;
+  },
+): HttpRequest {
+  const rendered = renderValue(config, context.env, context.vars) as Record<string, unknown>;
+  const issues: string[] = [];
+  const method = String(rendered['method'] ?? 'GET').toUpperCase();
+  if (!['GET', 'POST', 'PUT', 'DELETE', 'PATCH', 'HEAD'].includes(method))
+    issues.push(`config.method ${method} is not supported`);
+  const url = rendered['url'];
+  if (typeof url !== 'string' || url === '') issues.push('config.url must be a string');
+  const headers = stringMap(rendered['headers'], 'config.headers', issues);
+  const auth = parseAuth(rendered['auth'], issues);
+  const retry = (rendered['retry'] ?? {}) as Record<string, unknown>;
+  const timeout = positiveNumber(
+    rendered['timeout'],
+    DEFAULT_HTTP_TIMEOUT_S,
+    'config.timeout',
+    issues,
+  );
+  const attempts = positiveNumber(retry['max_attempts'], 1, 'config.retry.max_attempts', issues);
+  const baseDelay = positiveNumber(
+    retry['base_delay_ms'],
+    200,
+    'config.retry.base_delay_ms',
+    issues,
+  );
+  const maxResponse = positiveNumber(
+    rendered['max_response_bytes'],
+    DEFAULT_MAX_OUTPUT,
+    'config.max_response_bytes',
+    issues,
+  );
+  if (issues.length > 0) throw invalid(context.source, issues);
+  const bodyless = method === 'GET' || method === 'HEAD' || method === 'DELETE';
+  return {
+    method: method as HttpRequest['method'],
+    url: url as string,
+    headers,
+    body: rendered['body'] ?? (bodyless ? null : context.params),
+    auth,
+    timeoutMs: timeout * 1000,
+    retry: {
+      maxAttempts: Math.floor(attempts),
+      backoff: retry['backoff'] === 'linear' ? 'linear' : 'exponential',
+      baseDelayMs: baseDelay,
+    },
+    maxResponseBytes: maxResponse,
+  };
+}
+
+function parseAuth(value: unknown, issues: string[]): HttpRequest['auth'] {
+  if (value === undefined || value === null) return null;
+  const auth = value as Record<string, unknown>;
+  if (auth['type'] === 'bearer' && typeof auth['token'] === 'string')
+    return { type: 'bearer', token: auth['token'] };
+  if (auth['type'] === 'api_key' && typeof auth['key'] === 'string') {
+    return {
+      type: 'api_key',
+      key: auth['key'],
+      header: typeof auth['header'] === 'string' ? auth['header'] : 'X-API-Key',
+    };
+  }
+  issues.push('config.auth must be {type: bearer, token} or {type: api_key, key, header?}');
+  return null;
+}
+
+function stringMap(value: unknown, field: string, issues: string[]): Record<string, string> {
+  if (value === undefined || value === null) return {};
+  if (typeof value !== 'object' || Array.isArray(value)) {
+    issues.push(`${field} must be a mapping of strings`);
+    return {};
+  }
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(value)) {
+    if (typeof v === 'string' || typeof v === 'number') out[k] = String(v);
+    else issues.push(`${field}.${k} must be a string`);
+  }
+  return out;
+}
+
+function positiveNumber(value: unknown, fallback: number, field: string, issues: string[]): number {
+  if (value === undefined || value === null) return fallback;
+  if (typeof value === 'number' && Number.isFinite(value) && value > 0) return value;
+  issues.push(`${field} must be a positive number`);
+  return fallback;
+}
+
+function invalid(source: string, issues: string[]): RyeError {
+  return new RyeError('EXECUTOR_CONFIG_INVALID', `Cannot run ${source}: ${issues.join('; ')}`, {
+    source,
+    issues,
+  });
+}

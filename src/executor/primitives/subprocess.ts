@@ -1,0 +1,253 @@
+/**
+ * The subprocess primitive: the leaf of every executor chain that runs a
+ * process. argv goes to the kernel verbatim (never through a shell), output is
+ * capped per stream, and a timeout kills the child's whole process group.
+ *
+ * POSIX only: process-group signalling (`kill(-pgid)`) has no Windows meaning.
+ */
+import { spawn } from 'node:child_process';
+import type { ChildProcessWithoutNullStreams } from 'node:child_process';
+import { stat } from 'node:fs/promises';
+import { performance } from 'node:perf_hooks';
+import { StringDecoder } from 'node:string_decoder';
+import { setTimeout as delay } from 'node:timers/promises';
+import { RyeError } from '../../errors/index.js';
+import { messageOf } from '../../platform/index.js';
+import type { SubprocessRequest, SubprocessResult } from '../types.js';
+
+/** Time between SIGTERM and SIGKILL to the process group after a timeout. */
+export const KILL_GRACE_MS = 2_000;
+
+/**
+ * How long to keep reading after the child exits. Past it, the pipes are held
+ * open by background grandchildren (`daemon &`), whose output is not ours to wait for.
+ */
+const EXIT_DRAIN_MS = 500;
+const GROUP_POLL_MS = 50;
+
+/**
+ * Run one process and collect its result.
+ *
+ * Guarantees:
+ * - `command` and `args` reach the process verbatim (`shell: false`): `; rm -rf ~`
+ *   or `$(id)` stays one literal argument. A bare command is looked up on
+ *   `request.env.PATH`, not on this process's PATH.
+ * - Only `request.env` is passed; nothing is inherited from this process.
+ * - stdin receives `request.stdin` then EOF (null: EOF at once); a child that
+ *   does not read its stdin is not an error.
+ * - Each stream keeps at most `maxOutputBytes` bytes (cut on a UTF-8 character
+ *   boundary) then gets the line `[rye: <stream> truncated after N bytes]`; the
+ *   pipes are still drained so the child never blocks on a full pipe.
+ * - On timeout the child runs in its own process group, which receives SIGTERM,
+ *   then SIGKILL after {@link KILL_GRACE_MS} if any member remains; the promise
+ *   settles only once the group is empty or SIGKILL was sent.
+ * - On a normal exit background grandchildren are left alone (they keep running,
+ *   and may get SIGPIPE if they write to the closed pipes).
+ * - Non-zero exit, death by signal and timeout are results, not errors.
+ *
+ * @throws RyeError EXECUTOR_CONFIG_INVALID — missing/non-directory cwd, bad
+ *   timeout or cap, or arguments Node refuses (NUL bytes, empty command).
+ * @throws RyeError EXECUTE_COMMAND_NOT_FOUND — the command does not exist or
+ *   is not executable (ENOENT, EACCES, ENOTDIR), or spawning failed otherwise.
+ */
+/** Process groups of the tools running now (each tool is a group leader). */
+const runningGroups = new Set<number>();
+
+/**
+ * SIGKILL the process group of every tool still running. A tool runs in its
+ * own group (so a timeout can kill its whole tree), which also means a Ctrl-C
+ * on the terminal no longer reaches it: the CLI calls this from its signal
+ * handlers so an interrupted `rye` leaves nothing behind.
+ */
+export function killRunningTools(): number {
+  let killed = 0;
+  for (const pgid of runningGroups) if (signalGroup(pgid, 'SIGKILL')) killed += 1;
+  runningGroups.clear();
+  return killed;
+}
+
+export async function runSubprocess(request: SubprocessRequest): Promise<SubprocessResult> {
+  checkLimits(request);
+  await checkCwd(request);
+  const started = performance.now();
+  const child = spawnChild(request);
+  const pgid = child.pid;
+  if (pgid !== undefined) runningGroups.add(pgid);
+  const stdout = new CappedOutput('stdout', request.maxOutputBytes);
+  const stderr = new CappedOutput('stderr', request.maxOutputBytes);
+  child.stdout.on('data', (chunk: Buffer) => stdout.push(chunk));
+  child.stderr.on('data', (chunk: Buffer) => stderr.push(chunk));
+  // EPIPE when the child exits without reading stdin: the child's result tells the story.
+  child.stdin.on('error', () => undefined);
+  if (request.stdin === null) child.stdin.end();
+  else child.stdin.end(request.stdin);
+
+  let timedOut = false;
+  let termination: Promise<void> = Promise.resolve();
+  const timer = setTimeout(() => {
+    timedOut = true;
+    if (child.pid !== undefined) termination = terminateGroup(child.pid);
+  }, request.timeoutMs);
+  // Once the child itself has exited, the clock stops: grandchildren are not timed.
+  child.once('exit', () => clearTimeout(timer));
+  let exit: ExitStatus;
+  try {
+    exit = await waitForExit(child, request);
+  } finally {
+    clearTimeout(timer);
+    if (pgid !== undefined) runningGroups.delete(pgid);
+  }
+  await termination;
+  return {
+    stdout: stdout.text(),
+    stderr: stderr.text(),
+    returnCode: exit.code,
+    signal: exit.signal,
+    timedOut,
+    stdoutTruncated: stdout.truncated,
+    stderrTruncated: stderr.truncated,
+    durationMs: performance.now() - started,
+  };
+}
+
+interface ExitStatus {
+  readonly code: number | null;
+  readonly signal: string | null;
+}
+
+function checkLimits(request: SubprocessRequest): void {
+  const { timeoutMs, maxOutputBytes } = request;
+  if (!(Number.isFinite(timeoutMs) && timeoutMs > 0)) {
+    throw configInvalid(request, `timeout must be a positive number of ms, got ${timeoutMs}`);
+  }
+  if (!(Number.isSafeInteger(maxOutputBytes) && maxOutputBytes >= 0)) {
+    throw configInvalid(request, `output cap must be a byte count, got ${maxOutputBytes}`);
+  }
+}
+
+// Node reports a missing cwd as ENOENT, exactly like a missing command: check it first.
+async function checkCwd(request: SubprocessRequest): Promise<void> {
+  let isDirectory: boolean;
+  try {
+    isDirectory = (await stat(request.cwd)).isDirectory();
+  } catch (error) {
+    throw configInvalid(request, `working directory ${request.cwd} does not exist`, error);
+  }
+  if (!isDirectory) {
+    throw configInvalid(request, `working directory ${request.cwd} is not a directory`);
+  }
+}
+
+function spawnChild(request: SubprocessRequest): ChildProcessWithoutNullStreams {
+  try {
+    return spawn(request.command, [...request.args], {
+      cwd: request.cwd,
+      env: { ...request.env },
+      shell: false,
+      // Its own process group, so a timeout can kill grandchildren too.
+      detached: true,
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+  } catch (error) {
+    // Synchronous refusals are argument validation (NUL bytes, empty command…).
+    throw configInvalid(request, messageOf(error), error);
+  }
+}
+
+function waitForExit(
+  child: ChildProcessWithoutNullStreams,
+  request: SubprocessRequest,
+): Promise<ExitStatus> {
+  return new Promise((resolve, reject) => {
+    let drain: NodeJS.Timeout | undefined;
+    const finish = (code: number | null, signal: string | null): void => {
+      clearTimeout(drain);
+      resolve({ code, signal });
+    };
+    child.once('error', (error) => reject(commandNotFound(request, error)));
+    child.once('close', finish);
+    child.once('exit', (code, signal) => {
+      drain = setTimeout(() => {
+        child.stdout.destroy();
+        child.stderr.destroy();
+        finish(code, signal);
+      }, EXIT_DRAIN_MS);
+    });
+  });
+}
+
+/** SIGTERM the group; SIGKILL it after the grace if any member is left. */
+async function terminateGroup(pgid: number): Promise<void> {
+  signalGroup(pgid, 'SIGTERM');
+  const deadline = performance.now() + KILL_GRACE_MS;
+  while (performance.now() < deadline) {
+    // A pgid is not reused while any member (even a zombie) holds it, so polling is safe.
+    if (!signalGroup(pgid, 0)) return;
+    await delay(GROUP_POLL_MS);
+  }
+  signalGroup(pgid, 'SIGKILL');
+}
+
+/** Returns false when the group no longer exists (EPERM means it does). */
+function signalGroup(pgid: number, signal: NodeJS.Signals | 0): boolean {
+  try {
+    process.kill(-pgid, signal);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code !== 'ESRCH';
+  }
+}
+
+/** Keeps the first `cap` bytes of a stream and counts the rest. */
+class CappedOutput {
+  readonly #chunks: Buffer[] = [];
+  #kept = 0;
+  truncated = false;
+
+  constructor(
+    private readonly name: 'stdout' | 'stderr',
+    private readonly cap: number,
+  ) {}
+
+  push(chunk: Buffer): void {
+    const room = this.cap - this.#kept;
+    if (chunk.length > room) this.truncated = true;
+    if (room <= 0) return;
+    const kept = chunk.length > room ? chunk.subarray(0, room) : chunk;
+    this.#chunks.push(kept);
+    this.#kept += kept.length;
+  }
+
+  text(): string {
+    const bytes = Buffer.concat(this.#chunks);
+    const decoder = new StringDecoder('utf8');
+    if (!this.truncated) return decoder.end(bytes);
+    // write() without end() holds back an incomplete trailing character: a clean cut.
+    return `${decoder.write(bytes)}\n[rye: ${this.name} truncated after ${this.cap} bytes]`;
+  }
+}
+
+function configInvalid(request: SubprocessRequest, why: string, cause?: unknown): RyeError {
+  return new RyeError(
+    'EXECUTOR_CONFIG_INVALID',
+    `Cannot run ${request.command}: ${why}`,
+    { command: request.command, cwd: request.cwd },
+    { cause },
+  );
+}
+
+function commandNotFound(request: SubprocessRequest, error: Error): RyeError {
+  const errno = (error as NodeJS.ErrnoException).code ?? 'UNKNOWN';
+  const why =
+    errno === 'ENOENT' || errno === 'ENOTDIR'
+      ? 'command not found'
+      : errno === 'EACCES'
+        ? 'command is not executable'
+        : `spawn failed (${messageOf(error)})`;
+  return new RyeError(
+    'EXECUTE_COMMAND_NOT_FOUND',
+    `Cannot run ${request.command}: ${why}`,
+    { command: request.command, cwd: request.cwd, errno },
+    { cause: error },
+  );
+}

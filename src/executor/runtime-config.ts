@@ -1,0 +1,210 @@
+import { isAbsolute } from 'node:path';
+import { RyeError } from '../errors/index.js';
+import type { ValidationIssue } from '../items/index.js';
+import type { AnchorConfig, VerifyDepsConfig } from './types.js';
+
+/** Seed 000 default for `verify_deps.exclude_dirs`. */
+export const DEFAULT_EXCLUDE_DIRS: readonly string[] = [
+  '__pycache__',
+  '.venv',
+  'node_modules',
+  '.git',
+];
+
+const ANCHOR_KEYS = ['enabled', 'mode', 'markers_any', 'root', 'lib', 'cwd', 'env_paths'];
+const VERIFY_KEYS = ['enabled', 'scope', 'recursive', 'extensions', 'exclude_dirs'];
+const MODES = ['always', 'auto', 'never'] as const;
+const ROOTS = ['tool_dir', 'tool_parent', 'project_path'] as const;
+const SCOPES = ['anchor', 'tool_dir', 'tool_siblings', 'tool_file'] as const;
+const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+const EXTENSION = /^\.[A-Za-z0-9_-]+$/;
+
+type Raw = Readonly<Record<string, unknown>>;
+
+/**
+ * Parse a runtime YAML's `anchor:` section (untrusted input: plain or
+ * null-prototype objects). Absent (`undefined`/`null`) → null. Defaults follow
+ * seed 000: enabled false, mode auto, no markers, root tool_dir, no lib/cwd/env_paths.
+ *
+ * @throws RyeError EXECUTOR_CONFIG_INVALID with `details.issues` ({field, message}[])
+ *   listing every malformed or unknown key.
+ */
+export function parseAnchorConfig(raw: unknown, source: string): AnchorConfig | null {
+  if (raw === undefined || raw === null) return null;
+  const r = reader(raw, 'anchor', ANCHOR_KEYS);
+  const config: AnchorConfig = {
+    enabled: r.bool('enabled', false),
+    mode: r.oneOf('mode', MODES, 'auto'),
+    markersAny: r.names('markers_any', []),
+    root: r.oneOf('root', ROOTS, 'tool_dir'),
+    lib: libPath(r.value('lib'), r.issues),
+    cwd: r.optionalText('cwd'),
+    envPaths: envPaths(r.value('env_paths'), r.issues),
+  };
+  return r.done(config, source);
+}
+
+/**
+ * Parse a runtime YAML's `verify_deps:` section. Absent → null. Defaults follow
+ * seed 000: enabled false, scope anchor, recursive true, exclude_dirs
+ * {@link DEFAULT_EXCLUDE_DIRS}. An enabled section that walks files must list
+ * `extensions`: an empty list would verify nothing, silently.
+ *
+ * @throws RyeError EXECUTOR_CONFIG_INVALID with `details.issues` ({field, message}[]).
+ */
+export function parseVerifyDepsConfig(raw: unknown, source: string): VerifyDepsConfig | null {
+  if (raw === undefined || raw === null) return null;
+  const r = reader(raw, 'verify_deps', VERIFY_KEYS);
+  const field = 'verify_deps.extensions';
+  const extensions = r.list('extensions', []).filter((ext) => {
+    const ok = EXTENSION.test(ext);
+    if (!ok) r.issues.push(bad(field, 'entries must start with a dot, like ".py"', ext));
+    return ok;
+  });
+  const config: VerifyDepsConfig = {
+    enabled: r.bool('enabled', false),
+    scope: r.oneOf('scope', SCOPES, 'anchor'),
+    recursive: r.bool('recursive', true),
+    extensions,
+    excludeDirs: r.names('exclude_dirs', DEFAULT_EXCLUDE_DIRS),
+  };
+  if (config.enabled && config.scope !== 'tool_file' && extensions.length === 0) {
+    r.issues.push(issue(field, 'must list at least one extension when enabled'));
+  }
+  return r.done(config, source);
+}
+
+/** Typed reads of one section's keys; every problem lands in `issues`, then `done` fails once. */
+function reader(raw: unknown, name: string, keys: readonly string[]) {
+  const issues: ValidationIssue[] = [];
+  let o: Raw = {};
+  if (isMapping(raw)) o = raw;
+  else issues.push(bad(name, 'must be a mapping', raw));
+  for (const key of Object.keys(o)) {
+    if (!keys.includes(key)) {
+      issues.push(issue(`${name}.${key}`, `is not a known key (${keys.join(', ')})`));
+    }
+  }
+  const value = (key: string): unknown => (Object.hasOwn(o, key) ? o[key] : undefined);
+  const field = (key: string): string => `${name}.${key}`;
+  const list = (key: string, fallback: readonly string[]): readonly string[] =>
+    value(key) === undefined ? fallback : stringList(value(key), field(key), issues);
+  return {
+    issues,
+    value,
+    list,
+    bool(key: string, fallback: boolean): boolean {
+      const v = value(key);
+      if (v === undefined || typeof v === 'boolean') return v ?? fallback;
+      issues.push(bad(field(key), 'must be true or false', v));
+      return fallback;
+    },
+    oneOf<T extends string>(key: string, allowed: readonly T[], fallback: T): T {
+      const v = value(key);
+      if (v === undefined) return fallback;
+      if (allowed.some((a) => a === v)) return v as T;
+      issues.push(bad(field(key), `must be one of ${allowed.join(', ')}`, v));
+      return fallback;
+    },
+    optionalText(key: string): string | null {
+      const v = value(key);
+      if (v === undefined || v === null) return null;
+      if (typeof v === 'string' && v !== '') return v;
+      issues.push(bad(field(key), 'must be a non-empty string or null', v));
+      return null;
+    },
+    /** Plain file or folder names: markers and excluded dirs match by name, never a path. */
+    names(key: string, fallback: readonly string[]): readonly string[] {
+      return list(key, fallback).filter((n) => {
+        const plain = !/[/\\]/.test(n) && n !== '.' && n !== '..';
+        if (!plain) issues.push(bad(field(key), 'entries must be plain names, not paths', n));
+        return plain;
+      });
+    },
+    done<T>(config: T, source: string): T {
+      if (issues.length === 0) return config;
+      const list = issues.map((i) => i.message).join('; ');
+      throw new RyeError(
+        'EXECUTOR_CONFIG_INVALID',
+        `Cannot use the ${name} section of ${source}: ${list}`,
+        { source, section: name, issues },
+      );
+    },
+  };
+}
+
+function issue(field: string, why: string): ValidationIssue {
+  return { field, message: `${field} ${why}` };
+}
+
+function bad(field: string, why: string, actual: unknown): ValidationIssue {
+  return issue(field, `${why} (got ${show(actual)})`);
+}
+
+function show(value: unknown): string {
+  if (value === undefined) return 'nothing';
+  if (value === null) return 'null';
+  if (typeof value === 'string') return JSON.stringify(value);
+  if (typeof value === 'object') return Array.isArray(value) ? 'a list' : 'a mapping';
+  return `${typeof value} ${String(value)}`;
+}
+
+function isMapping(value: unknown): value is Raw {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function stringList(value: unknown, field: string, issues: ValidationIssue[]): string[] {
+  if (!Array.isArray(value)) {
+    issues.push(bad(field, 'must be a list of strings', value));
+    return [];
+  }
+  const out: string[] = [];
+  value.forEach((entry: unknown, i) => {
+    if (typeof entry === 'string' && entry !== '') out.push(entry);
+    else issues.push(bad(`${field}[${i}]`, 'must be a non-empty string', entry));
+  });
+  return out;
+}
+
+function libPath(value: unknown, issues: ValidationIssue[]): string | null {
+  if (value === undefined || value === null) return null;
+  if (typeof value !== 'string' || value === '') {
+    issues.push(bad('anchor.lib', 'must be a relative path or null', value));
+    return null;
+  }
+  // The lib folder must stay inside the runtime's own (signed, space-checked) folder.
+  if (isAbsolute(value) || /^[A-Za-z]:/.test(value) || value.split(/[/\\]/).includes('..')) {
+    issues.push(bad('anchor.lib', 'must be relative to the runtime YAML and free of ".."', value));
+    return null;
+  }
+  return value;
+}
+
+type EnvPaths = AnchorConfig['envPaths'];
+
+function envPaths(value: unknown, issues: ValidationIssue[]): EnvPaths {
+  if (value === undefined || value === null) return {};
+  if (!isMapping(value)) {
+    issues.push(bad('anchor.env_paths', 'must map variable names to {prepend, append}', value));
+    return {};
+  }
+  // Entries, not assignment: a key like `__proto__` must stay data.
+  const out: [string, EnvPaths[string]][] = [];
+  for (const [name, spec] of Object.entries(value)) {
+    const field = `anchor.env_paths.${name}`;
+    if (!ENV_NAME.test(name)) issues.push(issue(field, 'is not a valid variable name'));
+    if (!isMapping(spec)) {
+      issues.push(bad(field, 'must be a mapping with prepend and/or append lists', spec));
+      continue;
+    }
+    for (const key of Object.keys(spec)) {
+      if (key !== 'prepend' && key !== 'append') {
+        issues.push(issue(`${field}.${key}`, 'is not a known key (prepend, append)'));
+      }
+    }
+    const list = (key: string): string[] =>
+      spec[key] === undefined ? [] : stringList(spec[key], `${field}.${key}`, issues);
+    out.push([name, { prepend: list('prepend'), append: list('append') }]);
+  }
+  return Object.fromEntries(out);
+}

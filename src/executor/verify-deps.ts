@@ -1,0 +1,324 @@
+import {
+  closeSync,
+  constants,
+  fstatSync,
+  openSync,
+  readSync,
+  readdirSync,
+  readlinkSync,
+  realpathSync,
+  statSync,
+} from 'node:fs';
+import { dirname, extname, isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { RyeError, isRyeError, type ErrorCode } from '../errors/index.js';
+import { sha256Hex, verifyText, type TrustSet } from '../integrity/index.js';
+import { MAX_ITEM_BYTES, decodeText, messageOf } from '../platform/index.js';
+import type { VerifyDepsConfig } from './types.js';
+
+interface CacheEntry {
+  readonly contentHash: string;
+  readonly fingerprint: string;
+  readonly publicKeyPem: string;
+}
+
+/**
+ * Successful verdicts keyed by (real path, extension, SHA-256 of the raw bytes).
+ * A hit skips all signature work, and counts only while the signing key is still
+ * in the caller's trust set with the same public key (removing trust takes effect
+ * at once). Failures are never cached. Bounded: the least recently used entry goes.
+ */
+export class VerifiedFileCache {
+  readonly #entries = new Map<string, CacheEntry>();
+  readonly #max: number;
+
+  constructor(maxEntries = 10_000) {
+    this.#max = Math.max(1, maxEntries);
+  }
+
+  get size(): number {
+    return this.#entries.size;
+  }
+
+  /** The signed content hash of a cached success still valid under `trust`, else undefined. */
+  lookup(key: string, trust: TrustSet): string | undefined {
+    const entry = this.#entries.get(key);
+    if (entry === undefined || trust.get(entry.fingerprint)?.publicKeyPem !== entry.publicKeyPem)
+      return undefined;
+    this.#entries.delete(key);
+    this.#entries.set(key, entry);
+    return entry.contentHash;
+  }
+
+  remember(key: string, entry: CacheEntry): void {
+    this.#entries.delete(key);
+    const oldest = this.#entries.size >= this.#max ? this.#entries.keys().next() : undefined;
+    if (oldest?.done === false) this.#entries.delete(oldest.value);
+    this.#entries.set(key, entry);
+  }
+}
+
+/** One verified dependency file. */
+export interface VerifiedDependency {
+  /** Relative to the real base, `/`-separated. */
+  readonly relativePath: string;
+  readonly absolutePath: string;
+  /** The content hash from the file's signature line. */
+  readonly contentHash: string;
+  /** SHA-256 of the file's raw bytes (what a lockfile compares cheaply). */
+  readonly rawSha256: string;
+}
+
+export interface DepsReport {
+  /** The walked folder, real path. */
+  readonly base: string;
+  readonly scope: VerifyDepsConfig['scope'];
+  /** Sorted by relativePath. */
+  readonly files: readonly VerifiedDependency[];
+  /** Files whose signature was checked (cache misses). */
+  readonly verified: number;
+  /** Files accepted from the cache without signature work. */
+  readonly cacheHits: number;
+  readonly durationMs: number;
+}
+
+export interface VerifyDepsInput {
+  /** The folder to walk, from {@link depsBase}. */
+  readonly base: string;
+  readonly config: VerifyDepsConfig;
+  readonly trust: TrustSet;
+  readonly cache: VerifiedFileCache;
+}
+
+/**
+ * The folder `verify_deps` walks: `tool_file` → null (nothing to walk: the entry
+ * point is verified as a chain element); `tool_siblings`, `tool_dir` → the tool's
+ * folder; `anchor` → the anchor path. Pure.
+ */
+export function depsBase(
+  config: VerifyDepsConfig,
+  toolPath: string,
+  anchorPath: string,
+): string | null {
+  if (config.scope === 'tool_file') return null;
+  return config.scope === 'anchor' ? anchorPath : dirname(toolPath);
+}
+
+/**
+ * Verify every dependency file before anything is spawned. Walks the real path
+ * of `base` (recursive unless the scope is `tool_siblings` or `recursive` is
+ * false), skips entries named in `excludeDirs`, and verifies as a tool item each
+ * file whose extension (case-insensitive) is listed. Symlinks must stay inside
+ * the base; file links are followed, folder links are not descended. File I/O is
+ * synchronous on purpose (small trees; an async call per file costs more than
+ * the read). `config.enabled` is the caller's decision and is not consulted.
+ *
+ * @throws RyeError INTEGRITY_SYMLINK_ESCAPE for the first symlink (to a file or
+ *   a folder) leading outside the base, before any file is verified; then the
+ *   verdict code of the first failing file in path order (INTEGRITY_UNSIGNED,
+ *   INTEGRITY_HASH_MISMATCH, INTEGRITY_UNTRUSTED_KEY, …, FILE_BINARY,
+ *   FILE_TOO_LARGE, FILE_UNREADABLE), naming it; FILE_UNREADABLE for an
+ *   unreadable base or folder.
+ */
+export async function verifyDependencies(input: VerifyDepsInput): Promise<DepsReport> {
+  const started = performance.now();
+  const { config, trust, cache } = input;
+  const base = io(input.base, () => realpathSync.native(input.base));
+  const recursive = config.recursive && config.scope !== 'tool_siblings';
+  const files: VerifiedDependency[] = [];
+  let verified = 0;
+  for (const candidate of collect(base, recursive, config)) {
+    const { file, fresh } = checkFile(candidate, base, trust, cache);
+    files.push(file);
+    if (fresh) verified += 1;
+  }
+  const durationMs = performance.now() - started;
+  return {
+    base,
+    scope: config.scope,
+    files,
+    verified,
+    cacheHits: files.length - verified,
+    durationMs,
+  };
+}
+
+interface Candidate {
+  readonly rel: string;
+  readonly abs: string;
+  /** The path read: `abs`, or a file symlink's target. */
+  readonly real: string;
+  /** The listed extension matched, lower-cased; selects the signature format. */
+  readonly ext: string;
+}
+
+function checkFile(
+  c: Candidate,
+  base: string,
+  trust: TrustSet,
+  cache: VerifiedFileCache,
+): { file: VerifiedDependency; fresh: boolean } {
+  const fail = (code: ErrorCode, why: string, details: object): RyeError =>
+    new RyeError(code, `Cannot verify dependency ${c.rel} in ${base}: ${why}`, {
+      ...details,
+      path: c.abs,
+      relativePath: c.rel,
+      base,
+    });
+  // Platform errors (FILE_*) keep their code; their message is re-framed around the dependency.
+  const guard = <T>(fn: () => T): T => {
+    try {
+      return fn();
+    } catch (error) {
+      if (!isRyeError(error)) throw error;
+      throw fail(error.code, error.message.replace(/^Cannot read .*?: /, ''), error.details);
+    }
+  };
+  const bytes = guard(() => readCapped(c.real));
+  const rawSha256 = sha256Hex(bytes);
+  const key = `${c.real}\0${c.ext}\0${rawSha256}`;
+  const file = (contentHash: string): VerifiedDependency => ({
+    relativePath: c.rel,
+    absolutePath: c.abs,
+    contentHash,
+    rawSha256,
+  });
+  const cached = cache.lookup(key, trust);
+  if (cached !== undefined) return { file: file(cached), fresh: false };
+  const text = guard(() => decodeText(bytes, c.abs));
+  const result = verifyText(text, { itemType: 'tool', extension: c.ext, trust, path: c.abs });
+  if (!result.ok || result.contentHash === null || result.fingerprint === null) {
+    const prefix = `Cannot verify ${c.abs}: `;
+    const why = result.message.startsWith(prefix)
+      ? result.message.slice(prefix.length)
+      : result.message;
+    const { verdict, contentHash: expected, actualHash: actual, fingerprint } = result;
+    throw fail(result.code ?? 'INTERNAL_ERROR', why, { verdict, expected, actual, fingerprint });
+  }
+  const publicKeyPem = trust.get(result.fingerprint)?.publicKeyPem ?? '';
+  cache.remember(key, {
+    contentHash: result.contentHash,
+    fingerprint: result.fingerprint,
+    publicKeyPem,
+  });
+  return { file: file(result.contentHash), fresh: true };
+}
+
+/** Walk (sync, Dirent types: no stat per entry) and vet symlinks; sorted by relative path. */
+function collect(base: string, recursive: boolean, config: VerifyDepsConfig): Candidate[] {
+  const extensions = new Set(config.extensions.map((e) => e.toLowerCase()));
+  const excluded = new Set(config.excludeDirs);
+  const matchExt = (name: string): string | null => {
+    const ext = extname(name).toLowerCase();
+    return extensions.has(ext) ? ext : null;
+  };
+  const files: Candidate[] = [];
+  const links: { rel: string; abs: string }[] = [];
+  const pending: [string, string][] = [[base, '']];
+  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+    const [dir, relDir] = next;
+    for (const entry of io(dir, () => readdirSync(dir, { withFileTypes: true }))) {
+      const rel = relDir === '' ? entry.name : `${relDir}/${entry.name}`;
+      const abs = join(dir, entry.name);
+      // An excluded name is skipped whatever it is or points to: its content is out of scope.
+      if (entry.isSymbolicLink()) {
+        if (!excluded.has(entry.name)) links.push({ rel, abs });
+      } else if (entry.isDirectory()) {
+        if (recursive && !excluded.has(entry.name)) pending.push([abs, rel]);
+      } else {
+        // FIFOs, sockets and devices with a listed extension fail when read, never skipped.
+        const ext = matchExt(entry.name);
+        if (ext !== null) files.push({ rel, abs, real: abs, ext });
+      }
+    }
+  }
+  for (const link of links.sort(byRel)) {
+    const target = linkTarget(link.abs);
+    if (!inside(base, target.path)) {
+      throw new RyeError(
+        'INTEGRITY_SYMLINK_ESCAPE',
+        `Cannot verify dependencies in ${base}: symlink ${link.rel} points to ${target.path}, outside the folder`,
+        { link: link.abs, relativePath: link.rel, target: target.path, base },
+      );
+    }
+    // Folder links inside are not descended (their content is walked where it lives; no loops).
+    const ext = target.isFile ? matchExt(link.rel) : null;
+    if (ext !== null) files.push({ ...link, real: target.path, ext });
+  }
+  return files.sort(byRel);
+}
+
+/** Where a link leads; a dangling link is resolved textually so an escape is still caught. */
+function linkTarget(abs: string): { path: string; isFile: boolean } {
+  try {
+    const path = realpathSync.native(abs);
+    return { path, isFile: statSync(path).isFile() };
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw unreadable(abs, error);
+    // Dangling: nothing there to load or verify, but it must not point outside.
+    return {
+      path: resolve(
+        dirname(abs),
+        io(abs, () => readlinkSync(abs)),
+      ),
+      isFile: false,
+    };
+  }
+}
+
+function inside(base: string, target: string): boolean {
+  const rel = relative(base, target);
+  return rel === '' || (!isAbsolute(rel) && rel !== '..' && !rel.startsWith(`..${sep}`));
+}
+
+function byRel(a: { rel: string }, b: { rel: string }): number {
+  return a.rel < b.rel ? -1 : a.rel > b.rel ? 1 : 0;
+}
+
+/** Read a regular file once, capped at MAX_ITEM_BYTES (O_NONBLOCK: a FIFO cannot stall the read). */
+function readCapped(path: string): Buffer {
+  return io(path, () => {
+    const fd = openSync(path, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
+    try {
+      const info = fstatSync(fd);
+      if (!info.isFile()) throw new Error('not a regular file');
+      const size = info.size;
+      if (size > MAX_ITEM_BYTES) {
+        const why = `${size} bytes is over the cap of ${MAX_ITEM_BYTES}`;
+        throw new RyeError('FILE_TOO_LARGE', `Cannot read ${path}: ${why}`, {
+          path,
+          size,
+          maxBytes: MAX_ITEM_BYTES,
+        });
+      }
+      const bytes = Buffer.allocUnsafe(size);
+      let read = 0;
+      while (read < size) {
+        const n = readSync(fd, bytes, read, size - read, read);
+        if (n === 0) break;
+        read += n;
+      }
+      return bytes.subarray(0, read);
+    } finally {
+      closeSync(fd);
+    }
+  });
+}
+
+/** Run a file-system call; anything but a RyeError becomes FILE_UNREADABLE. */
+function io<T>(path: string, fn: () => T): T {
+  try {
+    return fn();
+  } catch (error) {
+    throw isRyeError(error) ? error : unreadable(path, error);
+  }
+}
+
+function unreadable(path: string, error: unknown): RyeError {
+  return new RyeError(
+    'FILE_UNREADABLE',
+    `Cannot read ${path}: ${messageOf(error)}`,
+    { path },
+    { cause: error },
+  );
+}

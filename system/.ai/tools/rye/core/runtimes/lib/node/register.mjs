@@ -1,0 +1,25 @@
+// Preloaded by the node runtime (`node --import <this file> tool.mjs`): maps the
+// bare specifier '@rye/runtime' to rye-tool.mjs beside this file, so a tool
+// needs no node_modules entry (and no NODE_PATH, which ESM ignores) to import it.
+import * as nodeModule from 'node:module';
+import { fileURLToPath } from 'node:url';
+
+if (typeof nodeModule.register !== 'function') {
+  throw new Error(
+    `Cannot start the Rye node runtime: Node ${process.versions.node} has no module.register(); Node 20.6 or later is required`,
+  );
+}
+nodeModule.register('./hooks.mjs', import.meta.url);
+
+// On Node 20, register() hooks do not see require(). A .ts tool outside a
+// "type": "module" package is compiled to CommonJS by the TypeScript loader,
+// so its `import … from '@rye/runtime'` becomes a require(): map it there too.
+// (_resolveFilename is the hook point TypeScript loaders themselves patch.)
+const { Module } = nodeModule;
+const runtimePath = fileURLToPath(new URL('./rye-tool.mjs', import.meta.url));
+const resolveFilename = Module?._resolveFilename;
+if (typeof resolveFilename === 'function') {
+  Module._resolveFilename = function resolveRyeRuntime(request, ...rest) {
+    return request === '@rye/runtime' ? runtimePath : resolveFilename.call(this, request, ...rest);
+  };
+}

@@ -1,0 +1,141 @@
+import { spawn } from 'node:child_process';
+import { appendFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { RYE_BIN, rye } from '../helpers/cli.js';
+import { makeExecProject, type ExecProject } from '../helpers/exec-project.js';
+
+const tool = (body: string, extra = ''): string => `import json, sys
+__version__ = "1.0.0"
+__tool_type__ = "python"
+__executor_id__ = "rye/core/runtimes/python_script_runtime"
+__category__ = "t"
+__tool_description__ = "cli test tool"
+${extra}
+${body}
+`;
+
+async function project(body: string, extra = ''): Promise<ExecProject> {
+  const p = await makeExecProject();
+  p.write('.ai/tools/t/echo.py', tool(body, extra));
+  await p.sign('tool', 't/echo');
+  return p;
+}
+
+const exec = (p: ExecProject, ...args: string[]) =>
+  rye(['execute', 'tool', 't/echo', '--project', p.project, ...args], { env: p.env });
+
+describe('rye execute tool', () => {
+  it('prints the result document and exits 0', async () => {
+    const p = await project('print(json.dumps({"got": json.loads(sys.argv[2])}))');
+    const res = await exec(p, '--params', '{"x": 1}', '--json');
+    expect(res.code, res.stderr).toBe(0);
+    const doc = res.json();
+    expect(doc).toMatchObject({ status: 'success', item_id: 't/echo', data: { got: { x: 1 } } });
+    expect(Object.keys(doc).sort()).toEqual(['chain', 'data', 'item_id', 'metadata', 'status']);
+    expect(doc['metadata']).toMatchObject({ lockfile_used: false, lockfile_created: false });
+    expect((doc['chain'] as unknown[]).length).toBe(3);
+  });
+
+  it('reads --params-file and exits 1 when the tool fails', async () => {
+    const p = await project('sys.exit(2)');
+    const file = join(p.root, 'params.json');
+    writeFileSync(file, '{"a": "b"}');
+    const res = await exec(p, '--params-file', file, '--json');
+    expect(res.code).toBe(1);
+    expect(res.json()).toMatchObject({
+      status: 'error',
+      error: { code: 'EXECUTE_TOOL_FAILED' },
+      data: { return_code: 2 },
+    });
+  });
+
+  it('exits 3 with the result shape when a file was tampered with, and runs nothing', async () => {
+    const p = await project('open(sys.argv[2] and json.loads(sys.argv[2])["m"], "w").write("ran")');
+    appendFileSync(join(p.project, '.ai/tools/t/echo.py'), '# edit\n');
+    const marker = join(p.root, 'm');
+    const res = await exec(p, '--params', JSON.stringify({ m: marker }), '--json');
+    expect(res.code).toBe(3);
+    expect(res.json()).toMatchObject({
+      status: 'error',
+      item_id: 't/echo',
+      error: { code: 'INTEGRITY_HASH_MISMATCH' },
+    });
+    expect(existsSync(marker)).toBe(false);
+  });
+
+  it('--dry-run shows the plan and spawns nothing', async () => {
+    const p = await project('print("never")');
+    const res = await exec(p, '--dry-run');
+    expect(res.code).toBe(0);
+    expect(res.stdout).toContain('dry run — nothing was spawned');
+    expect(res.stdout).toContain('argv:');
+    expect(res.stdout).not.toContain('never\n');
+  });
+
+  for (const [what, args] of [
+    ['invalid --params JSON', ['--params', '{bad']],
+    ['--params that is not an object', ['--params', '[1, 2]']],
+    ['both --params and --params-file', ['--params', '{}', '--params-file', 'x.json']],
+  ] as const) {
+    it(`exits 2 for ${what}`, async () => {
+      const p = await project('print(1)');
+      const res = await exec(p, ...args, '--json');
+      expect(res.code).toBe(2);
+      expect(res.json()).toMatchObject({ ok: false, error: { code: 'USAGE_INVALID_ARGUMENT' } });
+    });
+  }
+
+  it('exits 2 for params failing the schema and for a directive', async () => {
+    const p = await project('print(1)', 'CONFIG_SCHEMA = {"type": "object", "required": ["n"]}');
+    const res = await exec(p, '--json');
+    expect(res.code).toBe(2);
+    expect(res.json()).toMatchObject({ error: { code: 'PARAMS_INVALID' } });
+    const dir = await rye(['execute', 'directive', 'x', '--project', p.project], { env: p.env });
+    expect(dir.code).toBe(2);
+  });
+
+  it('kills the running tool’s process group when rye is terminated', async () => {
+    const p = await project(
+      'import os, time\nopen(json.loads(sys.argv[2])["pid"], "w").write(str(os.getpid()))\ntime.sleep(60)',
+    );
+    const pidFile = join(p.root, 'pid');
+    const child = spawn(
+      process.execPath,
+      [
+        RYE_BIN,
+        'execute',
+        'tool',
+        't/echo',
+        '--project',
+        p.project,
+        '--params',
+        JSON.stringify({ pid: pidFile }),
+      ],
+      {
+        env: p.env,
+        stdio: 'ignore',
+      },
+    );
+    await expect
+      .poll(() => existsSync(pidFile) && readFileSync(pidFile, 'utf8') !== '', { timeout: 10_000 })
+      .toBe(true);
+    const toolPid = Number(readFileSync(pidFile, 'utf8'));
+    const exited = new Promise<number | null>((resolve) =>
+      child.on('exit', (code) => resolve(code)),
+    );
+    child.kill('SIGTERM');
+    expect(await exited).toBe(143);
+    await expect.poll(() => alive(toolPid), { timeout: 5000 }).toBe(false);
+  });
+});
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return !/^\d+ \(.*\) Z/.test(stat);
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,172 @@
+import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { resolveEnvironment } from '../../src/executor/environment.js';
+import type { EnvironmentInput } from '../../src/executor/environment.js';
+import type { ChainElement, EnvConfig, InterpreterConfig } from '../../src/executor/types.js';
+
+const created: string[] = [];
+afterEach(() => {
+  for (const dir of created.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+function tempProject(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'rye-env-'));
+  created.push(dir);
+  return dir;
+}
+
+function element(itemId: string, envConfig: EnvConfig | null): ChainElement {
+  return {
+    itemId,
+    space: 'project',
+    path: `/p/.ai/tools/${itemId}.yaml`,
+    extension: '.yaml',
+    toolType: null,
+    executorId: null,
+    version: '1.0.0',
+    integrity: 'sha256:00',
+    envConfig,
+    config: null,
+    configSchema: null,
+    anchor: null,
+    verifyDeps: null,
+  };
+}
+
+function venvPython(venvPath = '.venv'): InterpreterConfig {
+  return {
+    type: 'venv_python',
+    var: 'RYE_PYTHON',
+    binary: null,
+    candidates: [],
+    searchPaths: [],
+    searchRoots: [],
+    venvPath,
+    fallback: 'python3',
+  };
+}
+
+function input(chain: ChainElement[], overrides: Partial<EnvironmentInput> = {}): EnvironmentInput {
+  return {
+    chain,
+    projectPath: tempProject(),
+    baseEnv: {},
+    dotenvText: null,
+    vars: {},
+    ...overrides,
+  };
+}
+
+const primitive = element('rye/core/primitives/subprocess', null);
+
+describe('resolveEnvironment()', () => {
+  it("lets the tool's own env override its runtime's", async () => {
+    const tool = element('my/tool', { interpreter: null, env: { MODE: 'tool', TOOL_ONLY: '1' } });
+    const runtime = element('rye/core/runtimes/python/script', {
+      interpreter: null,
+      env: { MODE: 'runtime', RUNTIME_ONLY: '1' },
+    });
+    const { env } = await resolveEnvironment(input([tool, runtime, primitive]));
+    expect({ ...env }).toEqual({ MODE: 'tool', TOOL_ONLY: '1', RUNTIME_ONLY: '1' });
+  });
+
+  it('expands ${VAR} and ${VAR:-default} against the env built so far', async () => {
+    const runtime = element('runtime', {
+      interpreter: venvPython(),
+      env: { PROJECT_VENV_PYTHON: '${RYE_PYTHON}', LEVEL: '${LOG_LEVEL:-info}', BASE: '/b' },
+    });
+    const tool = element('tool', { interpreter: null, env: { DATA: '${BASE}/data:${HOME}' } });
+    const result = await resolveEnvironment(
+      input([tool, runtime, primitive], { baseEnv: { HOME: '/h' } }),
+    );
+    expect(result.env).toMatchObject({
+      RYE_PYTHON: 'python3',
+      PROJECT_VENV_PYTHON: 'python3',
+      LEVEL: 'info',
+      DATA: '/b/data:/h',
+    });
+  });
+
+  it('never re-expands an expanded value', async () => {
+    const tool = element('tool', { interpreter: null, env: { A: '${SNEAKY}', B: '{tool_path}' } });
+    const { env } = await resolveEnvironment(
+      input([tool, primitive], {
+        baseEnv: { SNEAKY: '${HOME}', HOME: '/h' },
+        vars: { tool_path: '/t' },
+      }),
+    );
+    expect(env).toMatchObject({ A: '${HOME}', B: '{tool_path}' });
+  });
+
+  it('adds .env entries without overriding the real environment', async () => {
+    const result = await resolveEnvironment(
+      input([primitive], {
+        baseEnv: { API_KEY: 'real', EMPTY: '', GONE: undefined },
+        dotenvText: 'API_KEY=from-file\nEMPTY=from-file\nGONE=from-file\nNEW=1\nbroken line',
+      }),
+    );
+    expect({ ...result.env }).toEqual({ API_KEY: 'real', EMPTY: '', GONE: 'from-file', NEW: '1' });
+    expect(result.warnings).toEqual(['.env line 5: skipped, expected KEY=value']);
+  });
+
+  it('lets a runtime env reference a .env value', async () => {
+    const runtime = element('runtime', {
+      interpreter: null,
+      env: { URL: '${HOST:-localhost}:80' },
+    });
+    const { env } = await resolveEnvironment(
+      input([runtime, primitive], { dotenvText: 'HOST=db' }),
+    );
+    expect(env['URL']).toBe('db:80');
+  });
+
+  it('keeps the interpreter the user set in the environment', async () => {
+    const runtime = element('runtime', { interpreter: venvPython(), env: {} });
+    const result = await resolveEnvironment(
+      input([element('tool', null), runtime, primitive], { baseEnv: { RYE_PYTHON: '/my/python' } }),
+    );
+    expect(result.env['RYE_PYTHON']).toBe('/my/python');
+    expect(result.interpreter).toEqual({
+      value: '/my/python',
+      source: 'env',
+      path: null,
+      var: 'RYE_PYTHON',
+      declaredBy: 'runtime',
+    });
+  });
+
+  it.skipIf(process.platform === 'win32')(
+    'sets the interpreter variable to the venv python found',
+    async () => {
+      const project = tempProject();
+      const python = join(project, '.venv/bin/python');
+      mkdirSync(join(project, '.venv/bin'), { recursive: true });
+      writeFileSync(python, '#!/bin/sh\n');
+      chmodSync(python, 0o755);
+      const runtime = element('runtime', { interpreter: venvPython(), env: {} });
+      const result = await resolveEnvironment(
+        input([element('tool', null), runtime, primitive], { projectPath: project }),
+      );
+      expect(result.env['RYE_PYTHON']).toBe(python);
+      expect(result.interpreter?.source).toBe('found');
+    },
+  );
+
+  it("uses the tool's own interpreter over its runtime's", async () => {
+    const tool = element('tool', {
+      interpreter: { ...venvPython(), fallback: 'python3.12' },
+      env: {},
+    });
+    const runtime = element('runtime', { interpreter: venvPython(), env: {} });
+    const result = await resolveEnvironment(input([tool, runtime, primitive]));
+    expect(result.env['RYE_PYTHON']).toBe('python3.12');
+    expect(result.interpreter?.declaredBy).toBe('tool');
+  });
+
+  it('returns no interpreter when no element declares one', async () => {
+    const result = await resolveEnvironment(input([element('tool', null), primitive]));
+    expect(result.interpreter).toBeNull();
+  });
+});
