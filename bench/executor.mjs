@@ -114,13 +114,29 @@ export async function run() {
         publicKeyPem: pair.publicKeyPem,
       }),
     );
-    const env = { ...process.env, RYE_USER_SPACE: user, RYE_SYSTEM_SPACE: system };
+    // The real interpreter, not a version-manager shim: its start-up noise would drown the overhead.
+    const python = spawnSync('python3', ['-c', 'import sys; print(sys.executable)'], {
+      encoding: 'utf8',
+    }).stdout.trim();
+    const env = {
+      ...process.env,
+      RYE_USER_SPACE: user,
+      RYE_SYSTEM_SPACE: system,
+      RYE_PYTHON: python,
+    };
     const spaces = resolveSpaces({ project, env });
     const allTrust = (await loadSpaceTrust(spaces)).trust;
     const execCache = new VerifiedFileCache();
+    // The same command and environment the runtime builds (bytecode cache included).
+    const rawEnv = {
+      ...env,
+      PYTHONUNBUFFERED: '1',
+      PYTHONPYCACHEPREFIX: join(user, '.ai', 'cache', 'pycache'),
+      PYTHONDONTWRITEBYTECODE: '',
+    };
     const inProcess = [];
     const raw = [];
-    for (let i = 0; i < 25; i += 1) {
+    for (let i = 0; i < 40; i += 1) {
       inProcess.push(
         await timeAsync(async () => {
           const result = await execute({
@@ -134,7 +150,11 @@ export async function run() {
         }),
       );
       raw.push(
-        time(() => spawnSync('python3', [toolPath, '--params', '{}', '--project-path', project])),
+        time(() =>
+          spawnSync(python, [toolPath, '--params', '{}', '--project-path', project], {
+            env: rawEnv,
+          }),
+        ),
       );
     }
     const overhead = median(inProcess.slice(3)) - median(raw.slice(3));

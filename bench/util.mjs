@@ -26,3 +26,17 @@ export function median(values) {
   const mid = sorted.length >> 1;
   return sorted.length % 2 === 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
 }
+
+/** Like throughput, for an async function over the whole batch; returns items per second. */
+export async function throughputAsync(items, fn, minMs = 1500) {
+  await fn(items); // warm-up
+  let done = 0;
+  const start = performance.now();
+  let elapsed = 0;
+  do {
+    await fn(items);
+    done += items.length;
+    elapsed = performance.now() - start;
+  } while (elapsed < minMs);
+  return (done / elapsed) * 1000;
+}

@@ -35,6 +35,7 @@ export {
   tryParseSignaturePayload,
   verifyFile,
   verifyText,
+  verifyTextAsync,
 } from './integrity/index.js';
 export type {
   Coverage,

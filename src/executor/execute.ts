@@ -97,7 +97,12 @@ export async function execute(options: ExecuteOptions): Promise<ExecuteResult> {
   const started = performance.now();
   const { spaces, toolId } = options;
   parseItemId(toolId);
-  const baseEnv = options.env ?? process.env;
+  // RYE_CACHE_DIR: where runtimes keep caches that must not live in signed
+  // folders (the Python runtimes' bytecode); the caller's value wins.
+  const baseEnv: Readonly<Record<string, string | undefined>> = {
+    RYE_CACHE_DIR: join(spaces.user, '.ai', 'cache'),
+    ...(options.env ?? process.env),
+  };
   const trust = options.trust ?? (await loadSpaceTrust(spaces)).trust;
   const cache = options.cache ?? defaultCache;
 

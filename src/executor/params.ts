@@ -2,8 +2,8 @@
  * Validate a tool's params against its `config_schema` (architecture step 9).
  * Params are untrusted (they come from an agent); schemas come from signed items.
  */
-import { Ajv } from 'ajv';
-import type { ErrorObject, ValidateFunction } from 'ajv';
+import { createRequire } from 'node:module';
+import type { Ajv, ErrorObject, Options, ValidateFunction } from 'ajv';
 import { RyeError } from '../errors/index.js';
 
 /** One schema violation; `path` is a JSON pointer into the params (`/` is the root). */
@@ -14,7 +14,18 @@ export interface ParamsIssue {
 
 // Formats (`format: uri`, …) are not checked: no format plugin is installed,
 // and unknown keywords/formats must not fail tools written for the Python side.
-const ajv = new Ajv({ allErrors: true, strict: false, useDefaults: true, logger: false });
+// ajv loads on the first schema compiled (synchronously: it is CommonJS), so
+// tools without a config_schema and verify-only commands never pay for it.
+let instance: Ajv | undefined;
+function ajv(): Ajv {
+  if (instance === undefined) {
+    const { Ajv: AjvClass } = createRequire(import.meta.url)('ajv') as {
+      Ajv: new (options: Options) => Ajv;
+    };
+    instance = new AjvClass({ allErrors: true, strict: false, useDefaults: true, logger: false });
+  }
+  return instance;
+}
 const MAX_CACHED = 256;
 const cache = new Map<string, ValidateFunction>();
 
@@ -51,7 +62,7 @@ function compile(schema: Record<string, unknown>, source: string): ValidateFunct
   const parsed = JSON.parse(text) as Record<string, unknown>;
   let validate: ValidateFunction;
   try {
-    validate = ajv.compile(parsed);
+    validate = ajv().compile(parsed);
   } catch (cause) {
     const why = cause instanceof Error ? cause.message : String(cause);
     throw new RyeError(
@@ -63,7 +74,7 @@ function compile(schema: Record<string, unknown>, source: string): ValidateFunct
   } finally {
     // The compiled function stands alone; dropping the schema from ajv keeps its
     // registry small and lets another schema reuse the same `$id`.
-    ajv.removeSchema(parsed);
+    ajv().removeSchema(parsed);
   }
   if (cache.size >= MAX_CACHED) cache.clear();
   cache.set(text, validate);

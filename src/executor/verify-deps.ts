@@ -12,7 +12,12 @@ import {
 import { dirname, extname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { RyeError, isRyeError, type ErrorCode } from '../errors/index.js';
-import { sha256Hex, verifyText, type TrustSet } from '../integrity/index.js';
+import {
+  sha256Hex,
+  verifyTextAsync,
+  type TrustSet,
+  type VerifyResult,
+} from '../integrity/index.js';
 import { MAX_ITEM_BYTES, decodeText, messageOf } from '../platform/index.js';
 import type { VerifyDepsConfig } from './types.js';
 
@@ -125,21 +130,39 @@ export async function verifyDependencies(input: VerifyDepsInput): Promise<DepsRe
   const { config, trust, cache } = input;
   const base = io(input.base, () => realpathSync.native(input.base));
   const recursive = config.recursive && config.scope !== 'tool_siblings';
+  // Read and hash every file, then run the signature checks of the cache misses
+  // together: the Ed25519 work spreads over the thread pool (every core).
+  const checks = collect(base, recursive, config).map((c) => prepare(c, base, trust, cache));
+  const verdicts = await Promise.all(
+    checks.map((check) =>
+      check.cached !== undefined
+        ? undefined
+        : verifyTextAsync(check.text, {
+            itemType: 'tool',
+            extension: check.candidate.ext,
+            trust,
+            path: check.candidate.abs,
+          }),
+    ),
+  );
   const files: VerifiedDependency[] = [];
   let verified = 0;
-  for (const candidate of collect(base, recursive, config)) {
-    const { file, fresh } = checkFile(candidate, base, trust, cache);
-    files.push(file);
-    if (fresh) verified += 1;
-  }
-  const durationMs = performance.now() - started;
+  checks.forEach((check, i) => {
+    const verdict = verdicts[i];
+    if (verdict === undefined) {
+      files.push(check.file(check.cached ?? ''));
+      return;
+    }
+    files.push(check.file(settle(check, verdict, base, trust, cache)));
+    verified += 1;
+  });
   return {
     base,
     scope: config.scope,
     files,
     verified,
     cacheHits: files.length - verified,
-    durationMs,
+    durationMs: performance.now() - started,
   };
 }
 
@@ -152,26 +175,47 @@ interface Candidate {
   readonly ext: string;
 }
 
-function checkFile(
+interface PreparedCheck {
+  readonly candidate: Candidate;
+  readonly key: string;
+  /** The cached content hash on a hit. */
+  readonly cached: string | undefined;
+  /** The decoded text on a miss ('' on a hit: nothing decoded twice). */
+  readonly text: string;
+  readonly file: (contentHash: string) => VerifiedDependency;
+}
+
+/** An error about one dependency names it (relative and absolute) and keeps the verdict's code. */
+function dependencyError(
+  c: Candidate,
+  base: string,
+  code: ErrorCode,
+  why: string,
+  details: object,
+): RyeError {
+  return new RyeError(code, `Cannot verify dependency ${c.rel} in ${base}: ${why}`, {
+    ...details,
+    path: c.abs,
+    relativePath: c.rel,
+    base,
+  });
+}
+
+/** Read and hash one file once; look it up in the cache. */
+function prepare(
   c: Candidate,
   base: string,
   trust: TrustSet,
   cache: VerifiedFileCache,
-): { file: VerifiedDependency; fresh: boolean } {
-  const fail = (code: ErrorCode, why: string, details: object): RyeError =>
-    new RyeError(code, `Cannot verify dependency ${c.rel} in ${base}: ${why}`, {
-      ...details,
-      path: c.abs,
-      relativePath: c.rel,
-      base,
-    });
+): PreparedCheck {
   // Platform errors (FILE_*) keep their code; their message is re-framed around the dependency.
   const guard = <T>(fn: () => T): T => {
     try {
       return fn();
     } catch (error) {
       if (!isRyeError(error)) throw error;
-      throw fail(error.code, error.message.replace(/^Cannot read .*?: /, ''), error.details);
+      const why = error.message.replace(/^Cannot read .*?: /, '');
+      throw dependencyError(c, base, error.code, why, error.details);
     }
   };
   const bytes = guard(() => readCapped(c.real));
@@ -184,24 +228,38 @@ function checkFile(
     rawSha256,
   });
   const cached = cache.lookup(key, trust);
-  if (cached !== undefined) return { file: file(cached), fresh: false };
-  const text = guard(() => decodeText(bytes, c.abs));
-  const result = verifyText(text, { itemType: 'tool', extension: c.ext, trust, path: c.abs });
+  const text = cached === undefined ? guard(() => decodeText(bytes, c.abs)) : '';
+  return { candidate: c, key, cached, text, file };
+}
+
+/** The content hash of a verified file (remembered in the cache), or the refusal naming it. */
+function settle(
+  check: PreparedCheck,
+  result: VerifyResult,
+  base: string,
+  trust: TrustSet,
+  cache: VerifiedFileCache,
+): string {
+  const c = check.candidate;
   if (!result.ok || result.contentHash === null || result.fingerprint === null) {
     const prefix = `Cannot verify ${c.abs}: `;
     const why = result.message.startsWith(prefix)
       ? result.message.slice(prefix.length)
       : result.message;
     const { verdict, contentHash: expected, actualHash: actual, fingerprint } = result;
-    throw fail(result.code ?? 'INTERNAL_ERROR', why, { verdict, expected, actual, fingerprint });
+    throw dependencyError(c, base, result.code ?? 'INTERNAL_ERROR', why, {
+      verdict,
+      expected,
+      actual,
+      fingerprint,
+    });
   }
-  const publicKeyPem = trust.get(result.fingerprint)?.publicKeyPem ?? '';
-  cache.remember(key, {
+  cache.remember(check.key, {
     contentHash: result.contentHash,
     fingerprint: result.fingerprint,
-    publicKeyPem,
+    publicKeyPem: trust.get(result.fingerprint)?.publicKeyPem ?? '',
   });
-  return { file: file(result.contentHash), fresh: true };
+  return result.contentHash;
 }
 
 /** Walk (sync, Dirent types: no stat per entry) and vet symlinks; sorted by relative path. */

@@ -22,6 +22,7 @@ export {
   publicPemOf,
   signBytes,
   verifyBytes,
+  verifyBytesAsync,
 } from './keys.js';
 export type { KeyPairPem, PublicKeyInfo } from './keys.js';
 export { signText } from './sign.js';
@@ -55,5 +56,5 @@ export { MAX_TRUST_FILE_BYTES, formatTrustToml, parseTrustToml } from './trust-t
 export { emptyResult } from './verdict.js';
 export type { Verdict, VerifyResult } from './verdict.js';
 export { verifyFile } from './verify-file.js';
-export { verifyText } from './verify.js';
+export { verifyText, verifyTextAsync } from './verify.js';
 export type { VerifyTextOptions } from './verify.js';

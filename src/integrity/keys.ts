@@ -132,3 +132,22 @@ export function verifyBytes(
     return false;
   }
 }
+
+/**
+ * {@link verifyBytes} on libuv's thread pool, so concurrent verifications run
+ * on every core; false on any mismatch, never rejects on bad input.
+ */
+export function verifyBytesAsync(
+  publicKey: KeyObject,
+  message: Uint8Array,
+  signature: Uint8Array,
+): Promise<boolean> {
+  if (signature.length !== 64) return Promise.resolve(false);
+  return new Promise((resolve) => {
+    try {
+      edVerify(null, message, publicKey, signature, (error, ok) => resolve(error === null && ok));
+    } catch {
+      resolve(false);
+    }
+  });
+}

@@ -4,7 +4,7 @@ import { readTextFile } from '../platform/index.js';
 import type { ItemType, SignatureFormatTable } from './signature-formats.js';
 import type { TrustSet } from './trust.js';
 import { emptyResult, type VerifyResult } from './verdict.js';
-import { verifyText } from './verify.js';
+import { verifyTextAsync } from './verify.js';
 
 /**
  * Read one file (size-capped, strict UTF-8) and verify it. I/O failures
@@ -29,7 +29,7 @@ export async function verifyFile(
       message: error.message,
     };
   }
-  return verifyText(text, {
+  return verifyTextAsync(text, {
     itemType,
     extension: options.extension ?? extname(path),
     trust,

@@ -1,9 +1,10 @@
+import type { KeyObject } from 'node:crypto';
 import { isRyeError, type ErrorCode } from '../errors/index.js';
 import { locateCommentSignature } from './comment-signature.js';
 import { hexDigestsEqual, normalizeNewlines, sha256Hex } from './hash.js';
 import { directiveSpan, toolHashedText, type Coverage } from './hashed-content.js';
 import { readJsonSignature } from './json-signature.js';
-import { verifyBytes } from './keys.js';
+import { verifyBytes, verifyBytesAsync } from './keys.js';
 import {
   DEFAULT_SIGNATURE_FORMATS,
   signatureFormatFor,
@@ -44,6 +45,38 @@ interface Candidate {
  * Order of checks: signature line → content hash → trusted key → Ed25519.
  */
 export function verifyText(rawText: string, options: VerifyTextOptions): VerifyResult {
+  const plan = planVerification(rawText, options);
+  if (!('pending' in plan)) return plan;
+  return verifyBytes(plan.key, plan.message, plan.signature) ? plan.ok : plan.bad;
+}
+
+/**
+ * {@link verifyText} with the Ed25519 check on libuv's thread pool: verifying
+ * many items at once (Promise.all) uses every core. Same verdicts, same codes.
+ */
+export async function verifyTextAsync(
+  rawText: string,
+  options: VerifyTextOptions,
+): Promise<VerifyResult> {
+  const plan = planVerification(rawText, options);
+  if (!('pending' in plan)) return plan;
+  return (await verifyBytesAsync(plan.key, plan.message, plan.signature)) ? plan.ok : plan.bad;
+}
+
+/** Everything checked but the Ed25519 signature itself, and the two possible outcomes. */
+interface PendingCheck {
+  readonly pending: true;
+  readonly key: KeyObject;
+  readonly message: Buffer;
+  readonly signature: Buffer;
+  readonly ok: VerifyResult;
+  readonly bad: VerifyResult;
+}
+
+function planVerification(
+  rawText: string,
+  options: VerifyTextOptions,
+): VerifyResult | PendingCheck {
   const base = emptyResult(options.itemType, options.path ?? null);
   const label = options.path ?? `${options.itemType} text`;
   const format = signatureFormatFor(
@@ -166,7 +199,7 @@ function checkSignature(
   fields: SignatureFields,
   candidates: Iterable<Candidate>,
   trust: TrustSet,
-): VerifyResult {
+): VerifyResult | PendingCheck {
   const signed: VerifyResult = {
     ...base,
     fingerprint: fields.fingerprint,
@@ -207,21 +240,27 @@ function checkSignature(
     );
   }
   const signature = decodeSignature(fields.signature);
-  const message = Buffer.from(fields.contentHash, 'latin1');
-  if (signature === undefined || !verifyBytes(key.key, message, signature)) {
-    return fail(
-      found,
-      'bad_signature',
-      'INTEGRITY_BAD_SIGNATURE',
-      `Cannot verify ${label}: the Ed25519 signature is not valid for key ${fields.fingerprint}`,
-    );
-  }
-  return {
+  const bad = fail(
+    found,
+    'bad_signature',
+    'INTEGRITY_BAD_SIGNATURE',
+    `Cannot verify ${label}: the Ed25519 signature is not valid for key ${fields.fingerprint}`,
+  );
+  if (signature === undefined) return bad;
+  const ok: VerifyResult = {
     ...found,
     ok: true,
     verdict: 'ok',
     signer: key.owner,
     message: `Verified ${label}: signed by ${key.owner === '' ? 'an unnamed key' : key.owner} (${fields.fingerprint})${matched.coverage === 'xml-only' ? ', <directive> span only' : ''}`,
+  };
+  return {
+    pending: true,
+    key: key.key,
+    message: Buffer.from(fields.contentHash, 'latin1'),
+    signature,
+    ok,
+    bad,
   };
 }
 

@@ -1,7 +1,7 @@
 import { Command } from 'commander';
 import { resolve } from 'node:path';
 import { RyeError, exitCodeFor, hintFor, isRyeError } from '../../errors/index.js';
-import { execute, killRunningTools, type ExecuteResult } from '../../executor/index.js';
+import type { ExecuteResult } from '../../executor/index.js';
 import { parseItemType } from '../../items/index.js';
 import { readTextFile } from '../../platform/index.js';
 import { contextOf, withCommonOptions, type CliIo, type CommonOptions } from '../context.js';
@@ -30,8 +30,10 @@ export function executeCommand(io: CliIo, run: Runner): Command {
           );
         }
         const params = await readParams(options, io.cwd);
+        // Loaded on use: the other commands never pay for the executor's modules.
+        const { execute, killRunningTools } = await import('../../executor/index.js');
         let result: ExecuteResult;
-        const stopTools = forwardInterrupts();
+        const stopTools = forwardInterrupts(killRunningTools);
         try {
           result = await execute({
             spaces: ctx.spaces,
@@ -126,7 +128,7 @@ function humanLines(result: ExecuteResult): string[] {
  * while one runs, SIGINT/SIGTERM kill its group, then end rye (exit 130/143).
  * Returns the function that removes the handlers.
  */
-function forwardInterrupts(): () => void {
+function forwardInterrupts(killRunningTools: () => number): () => void {
   const onSignal = (signal: NodeJS.Signals): void => {
     killRunningTools();
     process.exit(signal === 'SIGINT' ? 130 : 143);
