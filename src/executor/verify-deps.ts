@@ -1,14 +1,4 @@
-import {
-  closeSync,
-  constants,
-  fstatSync,
-  openSync,
-  readSync,
-  readdirSync,
-  readlinkSync,
-  realpathSync,
-  statSync,
-} from 'node:fs';
+import { readdirSync, readlinkSync, realpathSync, statSync } from 'node:fs';
 import { dirname, extname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { RyeError, isRyeError, type ErrorCode } from '../errors/index.js';
@@ -18,50 +8,11 @@ import {
   type TrustSet,
   type VerifyResult,
 } from '../integrity/index.js';
-import { MAX_ITEM_BYTES, decodeText, messageOf } from '../platform/index.js';
+import { decodeText, messageOf, readFileCappedSync } from '../platform/index.js';
 import type { VerifyDepsConfig } from './types.js';
+import type { VerifiedFileCache } from './verified-file-cache.js';
 
-interface CacheEntry {
-  readonly contentHash: string;
-  readonly fingerprint: string;
-  readonly publicKeyPem: string;
-}
-
-/**
- * Successful verdicts keyed by (real path, extension, SHA-256 of the raw bytes).
- * A hit skips all signature work, and counts only while the signing key is still
- * in the caller's trust set with the same public key (removing trust takes effect
- * at once). Failures are never cached. Bounded: the least recently used entry goes.
- */
-export class VerifiedFileCache {
-  readonly #entries = new Map<string, CacheEntry>();
-  readonly #max: number;
-
-  constructor(maxEntries = 10_000) {
-    this.#max = Math.max(1, maxEntries);
-  }
-
-  get size(): number {
-    return this.#entries.size;
-  }
-
-  /** The signed content hash of a cached success still valid under `trust`, else undefined. */
-  lookup(key: string, trust: TrustSet): string | undefined {
-    const entry = this.#entries.get(key);
-    if (entry === undefined || trust.get(entry.fingerprint)?.publicKeyPem !== entry.publicKeyPem)
-      return undefined;
-    this.#entries.delete(key);
-    this.#entries.set(key, entry);
-    return entry.contentHash;
-  }
-
-  remember(key: string, entry: CacheEntry): void {
-    this.#entries.delete(key);
-    const oldest = this.#entries.size >= this.#max ? this.#entries.keys().next() : undefined;
-    if (oldest?.done === false) this.#entries.delete(oldest.value);
-    this.#entries.set(key, entry);
-  }
-}
+export { VerifiedFileCache } from './verified-file-cache.js';
 
 /** One verified dependency file. */
 export interface VerifiedDependency {
@@ -218,7 +169,7 @@ function prepare(
       throw dependencyError(c, base, error.code, why, error.details);
     }
   };
-  const bytes = guard(() => readCapped(c.real));
+  const bytes = guard(() => readFileCappedSync(c.real));
   const rawSha256 = sha256Hex(bytes);
   const key = `${c.real}\0${c.ext}\0${rawSha256}`;
   const file = (contentHash: string): VerifiedDependency => ({
@@ -331,36 +282,6 @@ function inside(base: string, target: string): boolean {
 
 function byRel(a: { rel: string }, b: { rel: string }): number {
   return a.rel < b.rel ? -1 : a.rel > b.rel ? 1 : 0;
-}
-
-/** Read a regular file once, capped at MAX_ITEM_BYTES (O_NONBLOCK: a FIFO cannot stall the read). */
-function readCapped(path: string): Buffer {
-  return io(path, () => {
-    const fd = openSync(path, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
-    try {
-      const info = fstatSync(fd);
-      if (!info.isFile()) throw new Error('not a regular file');
-      const size = info.size;
-      if (size > MAX_ITEM_BYTES) {
-        const why = `${size} bytes is over the cap of ${MAX_ITEM_BYTES}`;
-        throw new RyeError('FILE_TOO_LARGE', `Cannot read ${path}: ${why}`, {
-          path,
-          size,
-          maxBytes: MAX_ITEM_BYTES,
-        });
-      }
-      const bytes = Buffer.allocUnsafe(size);
-      let read = 0;
-      while (read < size) {
-        const n = readSync(fd, bytes, read, size - read, read);
-        if (n === 0) break;
-        read += n;
-      }
-      return bytes.subarray(0, read);
-    } finally {
-      closeSync(fd);
-    }
-  });
 }
 
 /** Run a file-system call; anything but a RyeError becomes FILE_UNREADABLE. */

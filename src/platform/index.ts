@@ -4,6 +4,7 @@ export {
   messageOf,
   pathExists,
   readFileCapped,
+  readFileCappedSync,
   readTextFile,
   writeFileAtomic,
 } from './files.js';
