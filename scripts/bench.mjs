@@ -3,5 +3,6 @@
 // {"name": ..., "value": ..., "unit": ...}. Run after `npm run build`.
 import { run as executor } from '../bench/executor.mjs';
 import { run as integrity } from '../bench/integrity.mjs';
+import { run as lockfile } from '../bench/lockfile.mjs';
 
-for (const suite of [integrity, executor]) await suite();
+for (const suite of [integrity, executor, lockfile]) await suite();

@@ -1,6 +1,7 @@
 import { Command, CommanderError } from 'commander';
 import { executeCommand } from './commands/execute.js';
 import { keysCommand } from './commands/keys.js';
+import { lockCommand } from './commands/lock.js';
 import { signCommand } from './commands/sign.js';
 import { trustCommand } from './commands/trust.js';
 import { verifyFileCommand } from './commands/verify-file.js';
@@ -44,6 +45,7 @@ export async function main(argv: readonly string[], io: CliIo = processIo()): Pr
     verifyCommand(io, run),
     verifyFileCommand(io, run),
     executeCommand(io, run),
+    lockCommand(io, run),
   ]) {
     program.addCommand(command);
   }

@@ -132,6 +132,11 @@ export const ERROR_CODES = {
     hint: 'The HTTP request failed after its retries; check the URL and the service.',
   },
 
+  LOCKFILE_NOT_FOUND: {
+    class: 'failure',
+    hint: '`rye lock list` shows the lockfiles; a tool gets one on its first successful run.',
+  },
+
   // Integrity refusals (exit 3).
   INTEGRITY_UNSIGNED: {
     class: 'integrity',
@@ -189,6 +194,27 @@ export const ERROR_CODES = {
   INTEGRITY_SYMLINK_ESCAPE: {
     class: 'integrity',
     hint: 'A symbolic link in a verified folder points outside it; remove the link.',
+  },
+
+  LOCKFILE_MISMATCH: {
+    class: 'integrity',
+    hint: 'The files differ from what the lockfile pins; review the change, then `rye lock update <tool_id>`.',
+  },
+  LOCKFILE_STALE: {
+    class: 'integrity',
+    hint: 'An item was re-signed after the lockfile was written; `rye lock update <tool_id>` pins the new version.',
+  },
+  LOCKFILE_MISSING: {
+    class: 'integrity',
+    hint: 'Frozen mode runs only pinned tools; create the lockfile with `rye lock update <tool_id>` and commit it.',
+  },
+  LOCKFILE_INVALID: {
+    class: 'integrity',
+    hint: 'The lockfile is malformed or points outside the project; delete it or `rye lock update <tool_id>`.',
+  },
+  LOCKFILE_VERSION_UNSUPPORTED: {
+    class: 'integrity',
+    hint: 'This rye reads lockfile versions 1 and 2.',
   },
 
   // Internal errors: a bug, reported with exit 1.

@@ -1,38 +1,31 @@
-import { randomBytes } from 'node:crypto';
-import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { RyeError, isRyeError, type ErrorCode } from '../errors/index.js';
-import { loadSpaceTrust, parseItemId, type Spaces } from '../items/index.js';
+import { isRyeError, type ErrorCode } from '../errors/index.js';
 import type { TrustSet } from '../integrity/index.js';
-import {
-  anchorApplies,
-  anchorContext,
-  anchorCwd,
-  applyAnchorEnv,
-  findAnchorConfig,
-  findVerifyDepsConfig,
-  resolveAnchorPath,
-} from './anchor.js';
-import { buildChain } from './chain.js';
-import { resolveEnvironment } from './environment.js';
-import { validateParams } from './params.js';
-import { PRIMITIVES, mergeChainConfig, planHttp, planSubprocess } from './primitive-config.js';
+import { loadSpaceTrust, parseItemId, type Spaces } from '../items/index.js';
+import { buildLockfile, saveLockfile } from './lock-flow.js';
+import { prepareRun } from './prepare.js';
 import { runHttpRequest } from './primitives/http-client.js';
 import { runSubprocess } from './primitives/subprocess.js';
+import { planRun, type ExecutionPlan, type PrimitiveRequest } from './run-plan.js';
 import { interpretOutput } from './tool-output.js';
-import { tsLoaderUrl } from './ts-loader.js';
-import type { ChainElement, TemplateVars } from './types.js';
-import { verifyRuntimeLib } from './runtime-lib.js';
-import { VerifiedFileCache, depsBase, verifyDependencies, type DepsReport } from './verify-deps.js';
+import type { ChainElement } from './types.js';
+import { removeVerifiedManifest, writeVerifiedManifest } from './verified-manifest.js';
+import { VerifiedFileCache } from './verify-deps.js';
+
+export type { ExecutionPlan } from './run-plan.js';
 
 export interface ExecuteOptions {
   readonly spaces: Spaces;
   readonly toolId: string;
   readonly params?: unknown;
-  /** Build, verify and plan, but spawn nothing. */
+  /** Build, verify and plan, but spawn nothing (and write no lockfile). */
   readonly dryRun?: boolean;
+  /**
+   * Frozen mode: a missing lockfile or any mismatch fails and no lockfile is
+   * ever written (CI, production agents). Default: `RYE_FROZEN=1` in the env.
+   */
+  readonly frozen?: boolean;
   /** Base environment (default process.env). */
   readonly env?: Readonly<Record<string, string | undefined>>;
   /** Trust set (default: the three spaces' trust stores). */
@@ -50,18 +43,6 @@ export interface ChainEntry {
   readonly integrity: string;
 }
 
-export interface ExecutionPlan {
-  readonly primitive: string;
-  readonly argv: readonly string[] | null;
-  readonly url: string | null;
-  readonly cwd: string | null;
-  /** Variables rye set or changed (values withheld: they may be secrets). */
-  readonly env_keys: readonly string[];
-  readonly timeout_ms: number;
-  readonly anchor: { readonly applied: boolean; readonly path: string | null };
-  readonly files_verified: readonly string[];
-}
-
 export interface ExecuteResult {
   readonly status: 'success' | 'error';
   readonly item_id: string;
@@ -77,19 +58,24 @@ export interface ExecuteResult {
     readonly duration_ms: number;
     readonly lockfile_used: boolean;
     readonly lockfile_created: boolean;
+    /** Where the lockfile used or written lives, when there is one. */
+    readonly lockfile_path?: string;
+    /** Why a lockfile could not be written after a successful run. */
+    readonly lockfile_error?: string;
   };
 }
 
 const defaultCache = new VerifiedFileCache();
 
 /**
- * Execute a tool through its verified chain (ARCHITECTURE.md, steps 2–11):
- * build and verify the chain, apply the anchor, verify every dependency file,
- * resolve the environment, validate params, render the primitive's config and
- * run it. Nothing is spawned unless every check passed.
+ * Execute a tool through its verified chain (ARCHITECTURE.md, the twelve
+ * steps): check the lockfile, build and verify the chain, apply the anchor,
+ * verify every dependency file, resolve the environment, validate params,
+ * render the primitive's config, run it, and pin the chain in a new lockfile.
+ * Nothing is spawned unless every check passed.
  *
- * Refusals before the spawn are thrown (integrity codes, chain and config
- * errors, PARAMS_INVALID). Failures of the run itself (non-zero exit,
+ * Refusals before the spawn are thrown (integrity and lockfile codes, chain and
+ * config errors, PARAMS_INVALID). Failures of the run itself (non-zero exit,
  * `"success": false`, timeout, command not found, HTTP failure) come back as a
  * result with `status: "error"`.
  */
@@ -103,73 +89,37 @@ export async function execute(options: ExecuteOptions): Promise<ExecuteResult> {
     RYE_CACHE_DIR: join(spaces.user, '.ai', 'cache'),
     ...(options.env ?? process.env),
   };
+  const frozen = options.frozen ?? baseEnv['RYE_FROZEN'] === '1';
   const trust = options.trust ?? (await loadSpaceTrust(spaces)).trust;
   const cache = options.cache ?? defaultCache;
 
-  const { chain } = await buildChain(spaces, toolId, trust);
-  const tool = chain[0] as ChainElement;
-  const primitive = chain.at(-1) as ChainElement;
-  const chainEntries = chain.map(toEntry);
-  if (primitive.itemId !== PRIMITIVES.subprocess && primitive.itemId !== PRIMITIVES.httpClient) {
-    throw new RyeError(
-      'EXECUTOR_PRIMITIVE_UNKNOWN',
-      `Cannot run ${toolId}: no built-in primitive ${primitive.itemId}`,
-      {
-        primitive: primitive.itemId,
-      },
-    );
-  }
-
-  // Anchor (step 5) and dependency verification before anything runs (step 6).
-  const anchorConfig = findAnchorConfig(chain);
-  let vars: TemplateVars = {
-    ...anchorContext(chain, {
-      projectPath: spaces.project,
-      userSpace: spaces.user,
-      systemSpace: spaces.system,
-      paramsJson: '',
-    }),
-    ts_loader: tsLoaderUrl(),
-  };
-  const applied = anchorConfig !== null && (await anchorApplies(anchorConfig, vars.tool_dir));
-  if (applied) vars = { ...vars, anchor_path: resolveAnchorPath(anchorConfig, vars) };
-  const verified: DepsReport[] = [];
-  const depsConfig = findVerifyDepsConfig(chain);
-  if (applied && depsConfig !== null && depsConfig.enabled) {
-    const base = depsBase(depsConfig, tool.path, vars.anchor_path);
-    if (base !== null)
-      verified.push(await verifyDependencies({ base, config: depsConfig, trust, cache }));
-  }
-  // The runtime library is verified whenever the run can load from it: on the
-  // anchor's paths, or named in the primitive's config (node_runtime's --import).
-  const config = mergeChainConfig(chain);
-  if (applied || JSON.stringify(config).includes('{runtime_lib}')) {
-    const lib = await verifyRuntimeLib(vars.runtime_lib, trust, cache);
-    if (lib !== null) verified.push(lib);
-  }
-
-  // Environment (7), anchor paths and cwd (8), params (9), config (10).
-  const dotenvText = await readFile(join(spaces.project, '.env'), 'utf8').catch(() => null);
-  const resolved = await resolveEnvironment({
-    chain,
-    projectPath: spaces.project,
-    baseEnv,
-    dotenvText,
-    vars,
+  // 1–6. Lockfile, chain, anchor, dependencies: everything checked before a spawn.
+  const { lock, chain, anchor, vars, deps } = await prepareRun(spaces, toolId, {
+    trust,
+    cache,
+    lock: { mode: 'find', frozen },
   });
-  let env = resolved.env;
-  if (applied) env = applyAnchorEnv(anchorConfig, env, vars);
-  const cwd = (applied ? anchorCwd(anchorConfig, vars) : null) ?? spaces.project;
-  const params = validateParams(options.params ?? {}, tool.configSchema, tool.itemId);
-  vars = { ...vars, params_json: JSON.stringify(params) };
-  const filesVerified = [
-    ...chain.map((e) => e.path),
-    ...verified.flatMap((r) => r.files.map((f) => f.absolutePath)),
-  ];
-  const envKeys = Object.keys(env)
-    .filter((k) => env[k] !== baseEnv[k])
-    .sort();
+  const applied = anchor !== null;
 
+  // 7–10. Environment, anchor paths and cwd, params, the primitive's request.
+  const { plan, run } = await planRun({
+    spaces,
+    chain,
+    anchor,
+    vars,
+    baseEnv,
+    params: options.params,
+    filesVerified: [...chain.map((e) => e.path), ...deps.files.map((f) => f.absolutePath)],
+    fastPath: deps.fastPath,
+  });
+  const chainEntries = chain.map(toEntry);
+  let lockMetadata: Pick<
+    ExecuteResult['metadata'],
+    'lockfile_created' | 'lockfile_path' | 'lockfile_error'
+  > =
+    lock === null
+      ? { lockfile_created: false }
+      : { lockfile_created: false, lockfile_path: lock.found.path };
   const finish = (
     status: 'success' | 'error',
     data: unknown,
@@ -182,75 +132,95 @@ export async function execute(options: ExecuteOptions): Promise<ExecuteResult> {
     chain: chainEntries,
     metadata: {
       duration_ms: Math.round((performance.now() - started) * 10) / 10,
-      lockfile_used: false,
-      lockfile_created: false,
+      lockfile_used: lock !== null,
+      ...lockMetadata,
     },
   });
-
-  if (primitive.itemId === PRIMITIVES.httpClient) {
-    const request = planHttp(config, { env, vars, params, source: tool.itemId });
-    const plan: ExecutionPlan = {
-      primitive: primitive.itemId,
-      argv: null,
-      url: request.url,
-      cwd: null,
-      env_keys: envKeys,
-      timeout_ms: request.timeoutMs,
-      anchor: { applied, path: applied ? vars.anchor_path : null },
-      files_verified: filesVerified,
-    };
-    if (options.dryRun === true) return finish('success', null, { plan });
-    try {
-      const response = await runHttpRequest(request);
-      const ok = response.status < 400;
-      return finish(
-        ok ? 'success' : 'error',
-        response,
-        ok ? {} : { error: failure('EXECUTE_TOOL_FAILED', `HTTP ${response.status}`) },
-      );
-    } catch (error) {
-      return finish('error', null, { error: asFailure(error) });
-    }
-  }
-
-  const request = planSubprocess(config, {
-    toolExtension: tool.extension,
-    env,
-    vars,
-    cwd,
-    source: tool.itemId,
-  });
-  const plan: ExecutionPlan = {
-    primitive: primitive.itemId,
-    argv: [request.command, ...request.args],
-    url: null,
-    cwd: request.cwd,
-    env_keys: envKeys,
-    timeout_ms: request.timeoutMs,
-    anchor: { applied, path: applied ? vars.anchor_path : null },
-    files_verified: filesVerified,
-  };
   if (options.dryRun === true) return finish('success', null, { plan });
 
-  const manifest = await writeVerifiedManifest(verified);
+  // 11. Run; 12. pin the chain after a first successful run.
+  const outcome = await runPrimitive(run, deps.files, applied ? vars.anchor_path : null, toolId);
+  if (outcome.status === 'success' && lock === null && !frozen)
+    lockMetadata = await pin(spaces, chain, deps.pins);
+  return finish(
+    outcome.status,
+    outcome.data,
+    outcome.error === undefined ? {} : { error: outcome.error },
+  );
+}
+
+async function pin(
+  spaces: Spaces,
+  chain: readonly ChainElement[],
+  deps: Parameters<typeof buildLockfile>[2],
+): Promise<
+  Pick<ExecuteResult['metadata'], 'lockfile_created' | 'lockfile_path' | 'lockfile_error'>
+> {
+  const root = chain[0] as ChainElement;
   try {
-    const runEnv = {
-      ...request.env,
+    const path = await saveLockfile(
+      spaces,
+      root,
+      buildLockfile(chain, spaces[root.space], deps, new Date()),
+    );
+    return { lockfile_created: true, lockfile_path: path };
+  } catch (error) {
+    if (!isRyeError(error)) throw error;
+    return { lockfile_created: false, lockfile_error: error.message };
+  }
+}
+
+interface Outcome {
+  readonly status: 'success' | 'error';
+  readonly data: unknown;
+  readonly error?: NonNullable<ExecuteResult['error']>;
+}
+
+async function runPrimitive(
+  run: PrimitiveRequest,
+  files: readonly { absolutePath: string; rawSha256: string }[],
+  anchorPath: string | null,
+  toolId: string,
+): Promise<Outcome> {
+  if (run.kind === 'http') {
+    try {
+      const response = await runHttpRequest(run.request);
+      if (response.status < 400) return { status: 'success', data: response };
+      return {
+        status: 'error',
+        data: response,
+        error: {
+          code: 'EXECUTE_TOOL_FAILED',
+          message: `Tool ${toolId} failed: HTTP ${response.status}`,
+        },
+      };
+    } catch (error) {
+      return { status: 'error', data: null, error: asFailure(error) };
+    }
+  }
+  const manifest = await writeVerifiedManifest(files);
+  try {
+    const env = {
+      ...run.request.env,
       RYE_VERIFIED_MANIFEST: manifest,
-      ...(applied ? { RYE_ANCHOR_PATH: vars.anchor_path } : {}),
+      ...(anchorPath === null ? {} : { RYE_ANCHOR_PATH: anchorPath }),
     };
-    const result = await runSubprocess({ ...request, env: runEnv });
+    const result = await runSubprocess({ ...run.request, env });
     const outcome = interpretOutput(result);
-    if (outcome.success) return finish('success', outcome.data);
+    if (outcome.success) return { status: 'success', data: outcome.data };
     const code: ErrorCode = result.timedOut ? 'EXECUTE_TIMEOUT' : 'EXECUTE_TOOL_FAILED';
     const why = result.timedOut
-      ? `timed out after ${request.timeoutMs} ms; its process tree was killed`
+      ? `timed out after ${run.request.timeoutMs} ms; its process tree was killed`
       : (outcome.reason ?? 'failed');
-    return finish('error', outcome.data, { error: failure(code, `Tool ${toolId} failed: ${why}`) });
+    return {
+      status: 'error',
+      data: outcome.data,
+      error: { code, message: `Tool ${toolId} failed: ${why}` },
+    };
   } catch (error) {
-    return finish('error', null, { error: asFailure(error) });
+    return { status: 'error', data: null, error: asFailure(error) };
   } finally {
-    await rm(dirname(manifest), { recursive: true, force: true });
+    await removeVerifiedManifest(manifest);
   }
 }
 
@@ -264,30 +234,8 @@ function toEntry(e: ChainElement): ChainEntry {
   };
 }
 
-function failure(
-  code: ErrorCode,
-  message: string,
-  details?: unknown,
-): NonNullable<ExecuteResult['error']> {
-  return details === undefined ? { code, message } : { code, message, details };
-}
-
 function asFailure(error: unknown): NonNullable<ExecuteResult['error']> {
-  if (isRyeError(error)) return failure(error.code, error.message, error.details);
+  if (isRyeError(error))
+    return { code: error.code, message: error.message, details: error.details };
   throw error;
-}
-
-/**
- * The files verified before the spawn, with the sha256 of their raw bytes, for
- * runtime libraries that load files later (module_loader.py checks every load
- * against it, closing the gap between verification and use).
- */
-async function writeVerifiedManifest(reports: readonly DepsReport[]): Promise<string> {
-  const files: Record<string, string> = {};
-  for (const report of reports) for (const f of report.files) files[f.absolutePath] = f.rawSha256;
-  const dir = join(tmpdir(), `rye-run-${randomBytes(8).toString('hex')}`);
-  await mkdir(dir, { mode: 0o700 });
-  const path = join(dir, 'verified.json');
-  await writeFile(path, JSON.stringify({ files }), { mode: 0o600 });
-  return path;
 }

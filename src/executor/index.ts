@@ -1,6 +1,9 @@
 export { MAX_CHAIN_LENGTH, buildChain } from './chain.js';
 export type { BuiltChain } from './chain.js';
 export { execute } from './execute.js';
+export { updateLockfile, verifyLockfiles } from './lock-ops.js';
+export type { LockStatus } from './lock-ops.js';
+export { rootVersion } from './prepare.js';
 export type { ChainEntry, ExecuteOptions, ExecuteResult, ExecutionPlan } from './execute.js';
 export { PRIMITIVES, mergeChainConfig } from './primitive-config.js';
 export { killRunningTools } from './primitives/subprocess.js';

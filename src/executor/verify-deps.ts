@@ -117,6 +117,35 @@ export async function verifyDependencies(input: VerifyDepsInput): Promise<DepsRe
   };
 }
 
+/** One dependency file hashed without any signature work (the lockfile fast path). */
+export interface HashedDependency {
+  readonly relativePath: string;
+  readonly absolutePath: string;
+  readonly rawSha256: string;
+}
+
+/**
+ * Walk the scope exactly as {@link verifyDependencies} does (same exclusions,
+ * same symlink refusals) but only hash each file's raw bytes: no decoding, no
+ * signature check. A lockfile whose own signature is trusted compares these
+ * hashes to the ones it pins, so a warm run costs a walk and a SHA-256 per file.
+ *
+ * @throws RyeError INTEGRITY_SYMLINK_ESCAPE, FILE_UNREADABLE, FILE_TOO_LARGE
+ */
+export function hashDependencies(input: { base: string; config: VerifyDepsConfig }): {
+  base: string;
+  files: HashedDependency[];
+} {
+  const base = io(input.base, () => realpathSync.native(input.base));
+  const recursive = input.config.recursive && input.config.scope !== 'tool_siblings';
+  const files = collect(base, recursive, input.config).map((c) => ({
+    relativePath: c.rel,
+    absolutePath: c.abs,
+    rawSha256: sha256Hex(io(c.real, () => readFileCappedSync(c.real))),
+  }));
+  return { base, files };
+}
+
 interface Candidate {
   readonly rel: string;
   readonly abs: string;

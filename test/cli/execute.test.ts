@@ -33,7 +33,7 @@ describe('rye execute tool', () => {
     const doc = res.json();
     expect(doc).toMatchObject({ status: 'success', item_id: 't/echo', data: { got: { x: 1 } } });
     expect(Object.keys(doc).sort()).toEqual(['chain', 'data', 'item_id', 'metadata', 'status']);
-    expect(doc['metadata']).toMatchObject({ lockfile_used: false, lockfile_created: false });
+    expect(doc['metadata']).toMatchObject({ lockfile_used: false, lockfile_created: true });
     expect((doc['chain'] as unknown[]).length).toBe(3);
   });
 

@@ -1,4 +1,5 @@
-import { chmodSync } from 'node:fs';
+import { chmodSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -67,6 +68,10 @@ describe('node_runtime and shell_runtime', () => {
       data: { greeting: 'from-bin' },
     });
     p.write('.ai/tools/sh/bin/helper.sh', '#!/bin/sh\necho evil\n');
+    // The first run pinned the folder: the lockfile catches the swap first…
+    await expect(run(p, 'sh/greet')).rejects.toMatchObject({ code: 'LOCKFILE_MISMATCH' });
+    // …and without it, the file's own missing signature does.
+    rmSync(join(p.project, '.ai/lockfiles'), { recursive: true });
     await expect(run(p, 'sh/greet')).rejects.toMatchObject({ code: 'INTEGRITY_UNSIGNED' });
   });
 });

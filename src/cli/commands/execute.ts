@@ -8,7 +8,12 @@ import { contextOf, withCommonOptions, type CliIo, type CommonOptions } from '..
 import { emit } from '../report.js';
 import type { Runner } from '../runner.js';
 
-type ExecuteOptions = CommonOptions & { params?: string; paramsFile?: string; dryRun?: boolean };
+type ExecuteOptions = CommonOptions & {
+  params?: string;
+  paramsFile?: string;
+  dryRun?: boolean;
+  frozen?: boolean;
+};
 
 /** `rye execute tool <item_id>`: run a tool through its verified chain. */
 export function executeCommand(io: CliIo, run: Runner): Command {
@@ -19,6 +24,7 @@ export function executeCommand(io: CliIo, run: Runner): Command {
     .option('--params <json>', 'parameters as a JSON object')
     .option('--params-file <file>', 'read the parameters from a JSON file')
     .option('--dry-run', 'build, verify and plan without spawning anything')
+    .option('--frozen', 'require a matching lockfile and never write one (also RYE_FROZEN=1)')
     .action((type: string, itemId: string, options: ExecuteOptions) =>
       run(options, async () => {
         const ctx = contextOf(options, io);
@@ -41,6 +47,7 @@ export function executeCommand(io: CliIo, run: Runner): Command {
             params,
             dryRun: options.dryRun === true,
             env: io.env,
+            ...(options.frozen === true ? { frozen: true } : {}),
           });
         } catch (error) {
           if (!isRyeError(error)) throw error;

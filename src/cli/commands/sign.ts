@@ -50,6 +50,16 @@ export function signCommand(io: CliIo, run: Runner): Command {
           }
         }
         const trustedAt = signed.length > 0 ? await ensureSelfTrusted(ctx.spaces, signer) : null;
+        // Lockfiles pinning what was just signed are stale now; say so where the signing happens.
+        const stale =
+          itemType === 'tool' && signed.length > 0
+            ? await (
+                await import('../../lockfile/index.js')
+              ).lockfilesAffectedBy(
+                ctx.spaces,
+                signed.map((s) => s.item),
+              )
+            : [];
         if (!ctx.json) for (const f of failed) reportError({ json: false, io }, f.error);
         emit(
           ctx,
@@ -72,6 +82,7 @@ export function signCommand(io: CliIo, run: Runner): Command {
               ...(isRyeError(f.error) ? f.error.toJSON() : {}),
             })),
             self_trusted: trustedAt,
+            stale_lockfiles: stale.map((l) => ({ path: l.path, tool_id: l.toolId, pins: l.pins })),
           },
           [
             ...signed.map(

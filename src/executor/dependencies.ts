@@ -1,0 +1,110 @@
+import type { TrustSet } from '../integrity/index.js';
+import { readFileSync } from 'node:fs';
+import { extname, join } from 'node:path';
+import { checkDeps, type DepsSnapshot, type LockInUse } from './lock-flow.js';
+import { resignedAfter } from '../lockfile/index.js';
+import { verifyRuntimeLib } from './runtime-lib.js';
+import type { VerifyDepsConfig } from './types.js';
+import {
+  depsBase,
+  hashDependencies,
+  verifyDependencies,
+  type VerifiedFileCache,
+} from './verify-deps.js';
+
+/** A file checked before the spawn (listed in the plan and the verified manifest). */
+export interface CheckedFile {
+  readonly relativePath: string;
+  readonly absolutePath: string;
+  readonly rawSha256: string;
+}
+
+/** What a v2 lockfile pins of this run's dependencies. */
+export type DepsPins = DepsSnapshot;
+
+export interface DependencyCheck {
+  readonly files: readonly CheckedFile[];
+  /** The anchor scope's pins for a new lockfile, or null when no deps were verified. */
+  readonly pins: DepsPins | null;
+  /** True when the lockfile fast path replaced per-file signature checks. */
+  readonly fastPath: boolean;
+}
+
+export interface DependencyInput {
+  readonly toolId: string;
+  readonly toolPath: string;
+  readonly anchorPath: string | null;
+  readonly config: VerifyDepsConfig | null;
+  readonly runtimeLib: string | null;
+  /** Base folder of the root tool's space: lockfile anchor paths are relative to it. */
+  readonly spaceBase: string;
+  readonly lock: LockInUse | null;
+  readonly trust: TrustSet;
+  readonly cache: VerifiedFileCache;
+}
+
+/**
+ * Step 6: every file the run can load, checked before the spawn. With a
+ * lockfile whose own signature is trusted, the dependency scope is only walked
+ * and hashed, and compared with the pins (added and removed files included);
+ * otherwise every file's signature is verified (cached by content), then
+ * compared with the pins when there is a lockfile. The runtime library is
+ * always verified when used.
+ *
+ * @throws RyeError INTEGRITY_* / FILE_* naming the file, INTEGRITY_SYMLINK_ESCAPE,
+ *   LOCKFILE_MISMATCH, LOCKFILE_STALE
+ */
+export async function checkDependencies(input: DependencyInput): Promise<DependencyCheck> {
+  const { config, anchorPath, lock, trust, cache } = input;
+  const files: CheckedFile[] = [];
+  let pins: DepsPins | null = null;
+  let fastPath = false;
+  const base =
+    config !== null && config.enabled && anchorPath !== null
+      ? depsBase(config, input.toolPath, anchorPath)
+      : null;
+  if (config !== null && base !== null && anchorPath !== null) {
+    const pinned = lock?.found.lockfile.verifiedDeps;
+    if (lock !== null && lock.trusted && pinned !== undefined) {
+      const hashed = hashDependencies({ base, config });
+      pins = pinsOf(base, config, hashed.files);
+      checkPinned(input, lock, pins, base);
+      files.push(...hashed.files);
+      fastPath = true;
+    } else {
+      const report = await verifyDependencies({ base, config, trust, cache });
+      pins = pinsOf(base, config, report.files);
+      if (lock !== null) checkPinned(input, lock, pins, base);
+      files.push(...report.files);
+    }
+  } else if (lock !== null) {
+    checkDeps(input.toolId, lock, null, input.spaceBase);
+  }
+  if (input.runtimeLib !== null) {
+    const lib = await verifyRuntimeLib(input.runtimeLib, trust, cache);
+    if (lib !== null) files.push(...lib.files);
+  }
+  return { files, pins, fastPath };
+}
+
+function pinsOf(base: string, config: VerifyDepsConfig, files: readonly CheckedFile[]): DepsPins {
+  // Files are pinned relative to the folder walked (the anchor, or the tool's folder).
+  return {
+    anchorPath: base,
+    scope: config.scope,
+    files: new Map(files.map((f) => [f.relativePath, f.rawSha256])),
+  };
+}
+
+/** Compare with the pins; a changed or added file re-signed after the pin makes it stale. */
+function checkPinned(input: DependencyInput, lock: LockInUse, pins: DepsPins, base: string): void {
+  checkDeps(input.toolId, lock, pins, input.spaceBase, (rel) => {
+    let text: string;
+    try {
+      text = readFileSync(join(base, rel), 'utf8');
+    } catch {
+      return false;
+    }
+    return resignedAfter(text, extname(rel), lock.found.lockfile.generatedAt, input.trust);
+  });
+}

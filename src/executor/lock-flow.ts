@@ -1,0 +1,260 @@
+import { relative, sep } from 'node:path';
+import { RyeError } from '../errors/index.js';
+import {
+  formatTimestamp,
+  readSigner,
+  signText,
+  verifyText,
+  type Signer,
+  type TrustSet,
+} from '../integrity/index.js';
+import { keyDir, type Spaces } from '../items/index.js';
+import {
+  checkChainPins,
+  compareDeps,
+  findLockfile,
+  lockedSpace,
+  serializeLockfile,
+  writeLockfile,
+  type FoundLockfile,
+  type LockMismatch,
+  type Lockfile,
+  type VerifiedDeps,
+} from '../lockfile/index.js';
+import type { ChainElement, VerifyDepsConfig } from './types.js';
+
+/** A lockfile in use for one run, and whether its own signature is trusted. */
+export interface LockInUse {
+  readonly found: FoundLockfile;
+  /** Signed by a trusted key: the verified-deps fast path may skip signature work. */
+  readonly trusted: boolean;
+}
+
+/**
+ * Step 1: find the tool's lockfile (project → user → system) and compare every
+ * pinned chain element with the files today. Frozen mode refuses a missing one.
+ *
+ * @throws RyeError LOCKFILE_MISSING (frozen), LOCKFILE_MISMATCH, LOCKFILE_STALE,
+ *   LOCKFILE_INVALID, LOCKFILE_VERSION_UNSUPPORTED
+ */
+export async function checkLockfile(
+  spaces: Spaces,
+  toolId: string,
+  version: string,
+  trust: TrustSet,
+  frozen: boolean,
+): Promise<LockInUse | null> {
+  const found = await findLockfile(spaces, toolId, version);
+  if (found === null) {
+    if (frozen) {
+      throw new RyeError(
+        'LOCKFILE_MISSING',
+        `Cannot run ${toolId} in frozen mode: it has no lockfile (${toolId}@${version}); create one with \`rye lock update ${toolId}\``,
+        { toolId, version },
+      );
+    }
+    return null;
+  }
+  return checkPins(spaces, toolId, found, trust);
+}
+
+/**
+ * Compare a lockfile's pinned chain with the files today, and decide whether
+ * its own signature is trusted (which unlocks the verified-deps fast path).
+ *
+ * @throws RyeError LOCKFILE_MISMATCH, LOCKFILE_STALE
+ */
+export async function checkPins(
+  spaces: Spaces,
+  toolId: string,
+  found: FoundLockfile,
+  trust: TrustSet,
+): Promise<LockInUse> {
+  const mismatches = await checkChainPins(spaces, found.lockfile, trust);
+  if (mismatches.length > 0) throw lockError(toolId, found, mismatches);
+  const trusted =
+    found.lockfile.signature !== null &&
+    verifyText(found.text, { itemType: 'tool', extension: '.json', trust, path: found.path }).ok;
+  return { found, trusted };
+}
+
+/** The chain built today must be the chain pinned (same ids, spaces, order). */
+export function checkChainShape(
+  toolId: string,
+  lock: LockInUse,
+  chain: readonly ChainElement[],
+): void {
+  const pinned = lock.found.lockfile.resolvedChain;
+  const mismatches: LockMismatch[] = [];
+  const length = Math.max(pinned.length, chain.length);
+  for (let i = 0; i < length; i += 1) {
+    const was = pinned[i];
+    const now = chain[i];
+    if (
+      was !== undefined &&
+      now !== undefined &&
+      was.itemId === now.itemId &&
+      lockedSpace(was.space) === now.space
+    )
+      continue;
+    mismatches.push({
+      subject: was?.itemId ?? now?.itemId ?? '?',
+      kind: 'chain',
+      path: now?.path ?? null,
+      expected: was === undefined ? null : `${was.itemId} (${was.space})`,
+      actual: now === undefined ? null : `${now.itemId} (${now.space})`,
+      stale: false,
+      detail: `link ${i + 1} of the chain differs from the pinned one`,
+    });
+  }
+  if (mismatches.length > 0) throw lockError(toolId, lock.found, mismatches);
+}
+
+/**
+ * Compare today's dependency hashes with the pinned ones; also refuses a
+ * lockfile that pins no dependencies for a run whose runtime verifies them (a
+ * v2 lockfile rewritten as v1 must not quietly drop the pins).
+ */
+export function checkDeps(
+  toolId: string,
+  lock: LockInUse,
+  current: DepsSnapshot | null,
+  base: string,
+  isResigned: (relativePath: string) => boolean = () => false,
+): void {
+  const pinned = lock.found.lockfile.verifiedDeps;
+  if (current === null && pinned === undefined) return;
+  const refuse = (
+    kind: LockMismatch['kind'],
+    expected: string | null,
+    actual: string | null,
+    detail: string,
+  ): never => {
+    throw lockError(toolId, lock.found, [
+      { subject: toolId, kind, path: null, expected, actual, stale: false, detail },
+    ]);
+  };
+  if (current === null) {
+    return refuse(
+      'anchor',
+      pinned?.anchorPath ?? null,
+      null,
+      'the lockfile pins dependencies but the anchor does not apply now',
+    );
+  }
+  if (pinned === undefined) {
+    return refuse(
+      'downgrade',
+      null,
+      relativeToBase(base, current.anchorPath),
+      `lockfile version ${lock.found.lockfile.lockfileVersion} pins no dependencies, but this runtime verifies ${current.files.size} of them`,
+    );
+  }
+  const anchorPath = relativeToBase(base, current.anchorPath);
+  if (pinned.anchorPath !== anchorPath || pinned.scope !== current.scope) {
+    return refuse(
+      'anchor',
+      `${pinned.anchorPath} (${pinned.scope})`,
+      `${anchorPath} (${current.scope})`,
+      'the dependency scope moved',
+    );
+  }
+  const mismatches = compareDeps(pinned, current.files).map((m) =>
+    m.kind === 'dep-changed' || m.kind === 'dep-added' ? { ...m, stale: isResigned(m.subject) } : m,
+  );
+  if (mismatches.length > 0) throw lockError(toolId, lock.found, mismatches);
+}
+
+/** The dependency scope of one run: where it is and the raw hash of each file. */
+export interface DepsSnapshot {
+  /** Absolute anchor path. */
+  readonly anchorPath: string;
+  readonly scope: VerifyDepsConfig['scope'];
+  /** relative path → raw SHA-256 */
+  readonly files: ReadonlyMap<string, string>;
+}
+
+/** The error for a set of mismatches: LOCKFILE_STALE when every one is a deliberate re-sign. */
+export function lockError(
+  toolId: string,
+  found: FoundLockfile,
+  mismatches: readonly LockMismatch[],
+): RyeError {
+  const first = mismatches[0] as LockMismatch;
+  const more = mismatches.length > 1 ? ` (and ${mismatches.length - 1} more)` : '';
+  const fix = `rye lock update ${toolId}`;
+  if (mismatches.every((m) => m.stale)) {
+    return new RyeError(
+      'LOCKFILE_STALE',
+      `Cannot run ${toolId}: ${first.subject} was re-signed after lockfile ${found.path} was generated (${found.lockfile.generatedAt})${more}; run \`${fix}\` to pin the new version`,
+      { toolId, lockfile: found.path, mismatches, fix },
+    );
+  }
+  return new RyeError(
+    'LOCKFILE_MISMATCH',
+    `Cannot run ${toolId}: lockfile ${found.path} pins ${first.subject} at ${first.expected ?? '(nothing)'} but finds ${first.actual ?? '(nothing)'} — ${first.detail}${more}; review the change, then run \`${fix}\``,
+    { toolId, lockfile: found.path, mismatches, fix },
+  );
+}
+
+/**
+ * A new lockfile for a run that just succeeded: v2 when dependencies were
+ * verified (their raw hashes pinned), else v1. `anchor_path` is relative to the
+ * base of the root tool's space (the project for project tools), never absolute.
+ */
+export function buildLockfile(
+  chain: readonly ChainElement[],
+  base: string,
+  deps: {
+    anchorPath: string;
+    scope: VerifyDepsConfig['scope'];
+    files: ReadonlyMap<string, string>;
+  } | null,
+  now: Date,
+): Lockfile {
+  const root = chain[0] as ChainElement;
+  const common = {
+    generatedAt: formatTimestamp(now),
+    root: { toolId: root.itemId, version: root.version ?? '0.0.0', integrity: root.integrity },
+    resolvedChain: chain.map((e) => ({
+      itemId: e.itemId,
+      space: e.space,
+      toolType: e.toolType,
+      executorId: e.executorId,
+      integrity: e.integrity,
+    })),
+    registry: null,
+    signature: null,
+  };
+  if (deps === null) return { ...common, lockfileVersion: 1 };
+  const files: Record<string, string> = {};
+  for (const [rel, sha] of [...deps.files].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+    files[rel] = `sha256:${sha}`;
+  const verifiedDeps: VerifiedDeps = {
+    anchorPath: relativeToBase(base, deps.anchorPath),
+    scope: deps.scope,
+    files,
+  };
+  return { ...common, lockfileVersion: 2, verifiedDeps };
+}
+
+/**
+ * Serialize, sign with the user's key when there is one (so the fast path can
+ * trust it later), and write where the root tool's space says. Returns the path.
+ */
+export async function saveLockfile(
+  spaces: Spaces,
+  root: ChainElement,
+  lockfile: Lockfile,
+): Promise<string> {
+  const text = serializeLockfile(lockfile);
+  const signer = await readSigner(keyDir(spaces)).catch((): Signer | null => null);
+  const signed =
+    signer === null ? text : signText(text, { itemType: 'tool', extension: '.json', signer }).text;
+  return writeLockfile(spaces, root.space, signed, lockfile);
+}
+
+function relativeToBase(base: string, path: string): string {
+  const rel = relative(base, path);
+  return rel === '' ? '.' : rel.split(sep).join('/');
+}

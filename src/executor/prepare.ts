@@ -1,0 +1,116 @@
+import { RyeError } from '../errors/index.js';
+import { bodyWithoutSignature, type TrustSet } from '../integrity/index.js';
+import { extractMetadata, resolveItem, type Spaces } from '../items/index.js';
+import type { FoundLockfile } from '../lockfile/index.js';
+import { readTextFile } from '../platform/index.js';
+import {
+  anchorApplies,
+  anchorContext,
+  findAnchorConfig,
+  findVerifyDepsConfig,
+  resolveAnchorPath,
+} from './anchor.js';
+import { buildChain } from './chain.js';
+import { checkDependencies, type DependencyCheck } from './dependencies.js';
+import { checkChainShape, checkLockfile, checkPins, type LockInUse } from './lock-flow.js';
+import { PRIMITIVES, mergeChainConfig } from './primitive-config.js';
+import { tsLoaderUrl } from './ts-loader.js';
+import type { AnchorConfig, ChainElement, TemplateVars } from './types.js';
+import type { VerifiedFileCache } from './verify-deps.js';
+
+/** Which lockfile a preparation checks against. */
+export type LockMode =
+  | { readonly mode: 'find'; readonly frozen: boolean }
+  | { readonly mode: 'ignore' }
+  | { readonly mode: 'given'; readonly found: FoundLockfile };
+
+/** Everything checked before a spawn (steps 1–6), ready to plan and run. */
+export interface PreparedRun {
+  readonly lock: LockInUse | null;
+  readonly chain: readonly ChainElement[];
+  /** The anchor config when it applies, else null. */
+  readonly anchor: AnchorConfig | null;
+  readonly vars: TemplateVars;
+  readonly deps: DependencyCheck;
+}
+
+/**
+ * Steps 1–6: the lockfile (found by precedence, ignored, or one given), the
+ * chain built and every element verified, the anchor, and every dependency
+ * file checked. Shared by execute, `rye lock update` and `rye lock verify`.
+ *
+ * @throws RyeError every refusal code of the steps it runs.
+ */
+export async function prepareRun(
+  spaces: Spaces,
+  toolId: string,
+  options: { readonly trust: TrustSet; readonly cache: VerifiedFileCache; readonly lock: LockMode },
+): Promise<PreparedRun> {
+  const { trust, cache } = options;
+  const lock = await lockFor(spaces, toolId, trust, options.lock);
+  const { chain } = await buildChain(spaces, toolId, trust);
+  if (lock !== null) checkChainShape(toolId, lock, chain);
+  const tool = chain[0] as ChainElement;
+  const primitive = chain.at(-1) as ChainElement;
+  if (primitive.itemId !== PRIMITIVES.subprocess && primitive.itemId !== PRIMITIVES.httpClient) {
+    throw new RyeError(
+      'EXECUTOR_PRIMITIVE_UNKNOWN',
+      `Cannot run ${toolId}: no built-in primitive ${primitive.itemId}`,
+      {
+        primitive: primitive.itemId,
+      },
+    );
+  }
+  const anchorConfig = findAnchorConfig(chain);
+  let vars: TemplateVars = {
+    ...anchorContext(chain, {
+      projectPath: spaces.project,
+      userSpace: spaces.user,
+      systemSpace: spaces.system,
+      paramsJson: '',
+    }),
+    ts_loader: tsLoaderUrl(),
+  };
+  const applied = anchorConfig !== null && anchorApplies(anchorConfig, vars.tool_dir);
+  if (applied) vars = { ...vars, anchor_path: resolveAnchorPath(anchorConfig, vars) };
+  // The runtime library is verified whenever the run can load from it: on the
+  // anchor's paths, or named in the primitive's config (node_runtime's --import).
+  const libUsed = applied || JSON.stringify(mergeChainConfig(chain)).includes('{runtime_lib}');
+  const deps = await checkDependencies({
+    toolId,
+    toolPath: tool.path,
+    anchorPath: applied ? vars.anchor_path : null,
+    config: findVerifyDepsConfig(chain),
+    runtimeLib: libUsed && vars.runtime_lib !== '' ? vars.runtime_lib : null,
+    spaceBase: spaces[tool.space],
+    lock,
+    trust,
+    cache,
+  });
+  return { lock, chain, anchor: applied ? anchorConfig : null, vars, deps };
+}
+
+async function lockFor(
+  spaces: Spaces,
+  toolId: string,
+  trust: TrustSet,
+  mode: LockMode,
+): Promise<LockInUse | null> {
+  if (mode.mode === 'ignore') return null;
+  if (mode.mode === 'given') return checkPins(spaces, toolId, mode.found, trust);
+  return checkLockfile(spaces, toolId, await rootVersion(spaces, toolId), trust, mode.frozen);
+}
+
+/** The root tool's declared version (read before verification: only to name its lockfile). */
+export async function rootVersion(spaces: Spaces, toolId: string): Promise<string> {
+  const item = await resolveItem(spaces, 'tool', toolId);
+  const text = await readTextFile(item.path);
+  const metadata = await extractMetadata(
+    'tool',
+    item.extension,
+    bodyWithoutSignature(text, 'tool', item.extension),
+    item.path,
+  );
+  const version = metadata.kind === 'tool' ? metadata.fields.version : undefined;
+  return typeof version === 'string' ? version : '0.0.0';
+}

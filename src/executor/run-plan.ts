@@ -1,0 +1,104 @@
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Spaces } from '../items/index.js';
+import { anchorCwd, applyAnchorEnv } from './anchor.js';
+import { resolveEnvironment } from './environment.js';
+import { validateParams } from './params.js';
+import { PRIMITIVES, mergeChainConfig, planHttp, planSubprocess } from './primitive-config.js';
+import type {
+  AnchorConfig,
+  ChainElement,
+  HttpRequest,
+  SubprocessRequest,
+  TemplateVars,
+} from './types.js';
+
+/** What a dry run prints, and what a run is about to do. */
+export interface ExecutionPlan {
+  readonly primitive: string;
+  readonly argv: readonly string[] | null;
+  readonly url: string | null;
+  readonly cwd: string | null;
+  /** Variables rye set or changed (values withheld: they may be secrets). */
+  readonly env_keys: readonly string[];
+  readonly timeout_ms: number;
+  readonly anchor: { readonly applied: boolean; readonly path: string | null };
+  readonly files_verified: readonly string[];
+  /** True when a trusted lockfile's hashes stood in for per-file signature checks. */
+  readonly lockfile_fast_path: boolean;
+}
+
+export type PrimitiveRequest =
+  | { readonly kind: 'subprocess'; readonly request: SubprocessRequest }
+  | { readonly kind: 'http'; readonly request: HttpRequest };
+
+export interface PlanInput {
+  readonly spaces: Spaces;
+  readonly chain: readonly ChainElement[];
+  readonly anchor: AnchorConfig | null;
+  readonly vars: TemplateVars;
+  readonly baseEnv: Readonly<Record<string, string | undefined>>;
+  readonly params: unknown;
+  readonly filesVerified: readonly string[];
+  readonly fastPath: boolean;
+}
+
+/**
+ * Steps 7–10: resolve the environment (then the anchor's path variables and
+ * cwd), validate the params, and render the primitive's request.
+ *
+ * @throws RyeError PARAMS_INVALID, EXECUTOR_CONFIG_INVALID, EXECUTE_COMMAND_NOT_FOUND
+ */
+export async function planRun(
+  input: PlanInput,
+): Promise<{ plan: ExecutionPlan; run: PrimitiveRequest }> {
+  const { spaces, chain, anchor, baseEnv } = input;
+  const tool = chain[0] as ChainElement;
+  const primitive = chain.at(-1) as ChainElement;
+  const dotenvText = await readFile(join(spaces.project, '.env'), 'utf8').catch(() => null);
+  const resolved = await resolveEnvironment({
+    chain,
+    projectPath: spaces.project,
+    baseEnv,
+    dotenvText,
+    vars: input.vars,
+  });
+  const env = anchor === null ? resolved.env : applyAnchorEnv(anchor, resolved.env, input.vars);
+  const cwd = (anchor === null ? null : anchorCwd(anchor, input.vars)) ?? spaces.project;
+  const params = validateParams(input.params ?? {}, tool.configSchema, tool.itemId);
+  const vars: TemplateVars = { ...input.vars, params_json: JSON.stringify(params) };
+  const config = mergeChainConfig(chain);
+  const common = {
+    primitive: primitive.itemId,
+    env_keys: Object.keys(env)
+      .filter((k) => env[k] !== baseEnv[k])
+      .sort(),
+    anchor: { applied: anchor !== null, path: anchor === null ? null : vars.anchor_path },
+    files_verified: input.filesVerified,
+    lockfile_fast_path: input.fastPath,
+  };
+  if (primitive.itemId === PRIMITIVES.httpClient) {
+    const request = planHttp(config, { env, vars, params, source: tool.itemId });
+    return {
+      plan: { ...common, argv: null, url: request.url, cwd: null, timeout_ms: request.timeoutMs },
+      run: { kind: 'http', request },
+    };
+  }
+  const request = planSubprocess(config, {
+    toolExtension: tool.extension,
+    env,
+    vars,
+    cwd,
+    source: tool.itemId,
+  });
+  return {
+    plan: {
+      ...common,
+      argv: [request.command, ...request.args],
+      url: null,
+      cwd: request.cwd,
+      timeout_ms: request.timeoutMs,
+    },
+    run: { kind: 'subprocess', request },
+  };
+}

@@ -1,0 +1,176 @@
+import { isRyeError } from '../errors/index.js';
+import { computeContentHash, verifyText, type TrustSet } from '../integrity/index.js';
+import { readTextFile } from '../platform/index.js';
+import { resolveItem, type SpaceName, type Spaces } from '../items/index.js';
+import type { Lockfile, VerifiedDeps } from './types.js';
+
+/** One difference between what a lockfile pins and the files today. */
+export interface LockMismatch {
+  /** The chain element id, or the dependency's relative path. */
+  readonly subject: string;
+  readonly kind:
+    | 'hash'
+    | 'missing'
+    | 'shadowed'
+    | 'chain'
+    | 'dep-changed'
+    | 'dep-added'
+    | 'dep-removed'
+    | 'anchor'
+    | 'downgrade';
+  readonly path: string | null;
+  readonly expected: string | null;
+  readonly actual: string | null;
+  /**
+   * The file now carries a valid trusted signature made after the lockfile was
+   * generated: it was re-signed on purpose (stale), not edited behind its back.
+   */
+  readonly stale: boolean;
+  readonly detail: string;
+}
+
+/** The space a recorded element lives in (`system:<bundle>` from Python is system). */
+export function lockedSpace(space: string): SpaceName | null {
+  if (space === 'project' || space === 'user' || space === 'system') return space;
+  return space.startsWith('system:') ? 'system' : null;
+}
+
+/**
+ * Compare every pinned chain element with the file it names today: re-resolve
+ * it from its recorded space and hash it, then make sure the id still resolves
+ * to that same file (a higher-precedence file shadowing a pinned runtime is a
+ * mismatch, not a silent switch). Reads files; never throws for a mismatch.
+ */
+export async function checkChainPins(
+  spaces: Spaces,
+  lockfile: Lockfile,
+  trust: TrustSet,
+): Promise<LockMismatch[]> {
+  const out: LockMismatch[] = [];
+  for (const element of lockfile.resolvedChain) {
+    const space = lockedSpace(element.space);
+    const base = { subject: element.itemId, expected: element.integrity, stale: false };
+    if (space === null) {
+      out.push({
+        ...base,
+        kind: 'missing',
+        path: null,
+        actual: null,
+        detail: `unknown space ${element.space}`,
+      });
+      continue;
+    }
+    let path: string;
+    let extension: string;
+    try {
+      ({ path, extension } = await resolveItem(spaces, 'tool', element.itemId, [space]));
+    } catch (error) {
+      if (!isRyeError(error)) throw error;
+      out.push({
+        ...base,
+        kind: 'missing',
+        path: null,
+        actual: null,
+        detail: `no longer resolves in ${space} space (${error.code})`,
+      });
+      continue;
+    }
+    const text = await readTextFile(path).catch(() => null);
+    const actual = text === null ? null : computeContentHash(text, 'tool', extension);
+    if (actual !== element.integrity) {
+      out.push({
+        ...base,
+        kind: 'hash',
+        path,
+        actual,
+        stale: text !== null && resignedAfter(text, extension, lockfile.generatedAt, trust),
+        detail: `content changed in ${space} space`,
+      });
+    }
+    const now = await resolveItem(spaces, 'tool', element.itemId).catch(() => null);
+    if (now !== null && now.path !== path) {
+      out.push({
+        ...base,
+        kind: 'shadowed',
+        path: now.path,
+        actual: now.space,
+        detail: `now resolves to ${now.path} in ${now.space} space, shadowing the pinned ${space} file`,
+      });
+    }
+  }
+  return out;
+}
+
+/**
+ * Differences between pinned dependency hashes and the files found today
+ * (`current`: relative path → raw SHA-256 hex): changed, added and removed
+ * files, each named. Pure.
+ */
+export function compareDeps(
+  pinned: VerifiedDeps,
+  current: ReadonlyMap<string, string>,
+): LockMismatch[] {
+  const out: LockMismatch[] = [];
+  for (const [rel, expected] of Object.entries(pinned.files)) {
+    const raw = current.get(rel);
+    const now = raw === undefined ? undefined : `sha256:${raw}`;
+    if (now === undefined) {
+      out.push({
+        subject: rel,
+        kind: 'dep-removed',
+        path: null,
+        expected,
+        actual: null,
+        stale: false,
+        detail: 'removed since the lockfile was written',
+      });
+    } else if (now !== expected) {
+      out.push({
+        subject: rel,
+        kind: 'dep-changed',
+        path: null,
+        expected,
+        actual: now,
+        stale: false,
+        detail: 'changed since the lockfile was written',
+      });
+    }
+  }
+  for (const [rel, raw] of current) {
+    const actual = `sha256:${raw}`;
+    if (!Object.hasOwn(pinned.files, rel)) {
+      out.push({
+        subject: rel,
+        kind: 'dep-added',
+        path: null,
+        expected: null,
+        actual,
+        stale: false,
+        detail: 'added since the lockfile was written',
+      });
+    }
+  }
+  return out.sort((a, b) => (a.subject < b.subject ? -1 : a.subject > b.subject ? 1 : 0));
+}
+
+/**
+ * True when `text` carries a valid signature by a trusted key with a timestamp
+ * at or after `generatedAt`: the change was signed after the pin was taken. An
+ * older valid signature (a rollback to a previous version) is not stale.
+ */
+export function resignedAfter(
+  text: string,
+  extension: string,
+  generatedAt: string,
+  trust: TrustSet,
+): boolean {
+  const result = verifyText(text, { itemType: 'tool', extension, trust });
+  if (!result.ok || result.timestamp === null) return false;
+  const signedAt = Date.parse(result.timestamp);
+  const pinnedAt = Date.parse(generatedAt);
+  return (
+    Number.isFinite(signedAt) &&
+    Number.isFinite(pinnedAt) &&
+    signedAt >= Math.floor(pinnedAt / 1000) * 1000
+  );
+}

@@ -1,0 +1,19 @@
+export type { LockedElement, LockedRoot, LockedSpace, Lockfile, VerifiedDeps } from './types.js';
+export { MAX_CHAIN_LENGTH, MAX_LOCKFILE_BYTES, parseLockfile } from './parse.js';
+export { LOCKFILE_SIGNATURE_FIELD, serializeLockfile } from './serialize.js';
+export {
+  LOCKFILE_SUFFIX,
+  lockfileDir,
+  lockfileName,
+  readOrder,
+  relativePathProblem,
+  versionProblem,
+  writeDir,
+} from './paths.js';
+export type { LockfileLocation } from './paths.js';
+export { findLockfile, listLockfiles, removeLockfiles, writeLockfile } from './store.js';
+export type { FoundLockfile, ListedLockfile, ListingError } from './store.js';
+export { checkChainPins, compareDeps, lockedSpace, resignedAfter } from './check.js';
+export type { LockMismatch } from './check.js';
+export { lockfilesAffectedBy } from './affected.js';
+export type { AffectedLockfile } from './affected.js';

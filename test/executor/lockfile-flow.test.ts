@@ -1,0 +1,326 @@
+import { appendFileSync, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { isRyeError, type ErrorCode } from '../../src/errors/index.js';
+import { execute, type ExecuteResult } from '../../src/executor/index.js';
+import { readSigner, signText } from '../../src/integrity/index.js';
+import { keyDir } from '../../src/items/index.js';
+import { makeExecProject, type ExecProject } from '../helpers/exec-project.js';
+import { THREADS_DIR, writeThreadsTool } from '../helpers/tool-trees.js';
+
+const LOCK = '.ai/lockfiles/rye/agent/threads/thread_directive@1.0.0.lock.json';
+
+async function refusal(
+  promise: Promise<unknown>,
+): Promise<{ code: ErrorCode; message: string; details: Record<string, unknown> }> {
+  try {
+    await promise;
+  } catch (error) {
+    if (isRyeError(error))
+      return {
+        code: error.code,
+        message: error.message,
+        details: error.details as Record<string, unknown>,
+      };
+    throw error;
+  }
+  throw new Error('expected a refusal');
+}
+
+/** The threads tool, signed, run once (so its lockfile exists). */
+async function pinned(): Promise<{
+  p: ExecProject;
+  id: string;
+  marker: string;
+  first: ExecuteResult;
+}> {
+  const p = await makeExecProject();
+  const id = writeThreadsTool(p);
+  await p.sign('tool', 'rye/agent/threads/**');
+  const marker = join(p.root, 'marker');
+  const first = await execute({ spaces: p.spaces, toolId: id, params: { marker }, env: p.env });
+  expect(first.status, JSON.stringify(first)).toBe('success');
+  rmSync(marker);
+  return { p, id, marker, first };
+}
+
+const run = (
+  p: ExecProject,
+  id: string,
+  marker: string,
+  extra: Partial<Parameters<typeof execute>[0]> = {},
+) => execute({ spaces: p.spaces, toolId: id, params: { marker }, env: p.env, ...extra });
+
+describe('lockfiles in execute()', () => {
+  it('writes a signed v2 lockfile in the project after the first successful run, then uses it', async () => {
+    const { p, id, marker, first } = await pinned();
+    expect(first.metadata).toMatchObject({
+      lockfile_used: false,
+      lockfile_created: true,
+      lockfile_path: join(p.project, LOCK),
+    });
+    const lock = JSON.parse(readFileSync(join(p.project, LOCK), 'utf8')) as Record<string, unknown>;
+    expect(Object.keys(lock)).toEqual([
+      '_signature',
+      'lockfile_version',
+      'generated_at',
+      'root',
+      'resolved_chain',
+      'registry',
+      'verified_deps',
+    ]);
+    expect(lock['lockfile_version']).toBe(2);
+    const deps = lock['verified_deps'] as {
+      anchor_path: string;
+      scope: string;
+      files: Record<string, string>;
+    };
+    expect(deps.anchor_path).toBe(THREADS_DIR);
+    expect(deps.scope).toBe('anchor');
+    expect(deps.files['loaders/hooks_loader.py']).toMatch(/^sha256:[0-9a-f]{64}$/);
+    expect(Object.keys(deps.files).some((f) => f.includes('__pycache__'))).toBe(false);
+
+    const second = await run(p, id, marker);
+    expect(second.status).toBe('success');
+    expect(second.metadata).toMatchObject({ lockfile_used: true, lockfile_created: false });
+    const plan = (await run(p, id, marker, { dryRun: true })).plan;
+    expect(plan?.lockfile_fast_path).toBe(true);
+  });
+
+  const refusals: [string, (p: ExecProject) => void, ErrorCode, string][] = [
+    [
+      'the root edited',
+      (p) => appendFileSync(join(p.project, THREADS_DIR, 'thread_directive.py'), '# edit\n'),
+      'LOCKFILE_MISMATCH',
+      'rye/agent/threads/thread_directive',
+    ],
+    [
+      'a runtime edited',
+      (p) =>
+        appendFileSync(
+          join(p.system, '.ai/tools/rye/core/runtimes/python_script_runtime.yaml'),
+          '# edit\n',
+        ),
+      'LOCKFILE_MISMATCH',
+      'rye/core/runtimes/python_script_runtime',
+    ],
+    [
+      'a dependency edited',
+      (p) => appendFileSync(join(p.project, THREADS_DIR, 'safety_harness.py'), '# edit\n'),
+      'LOCKFILE_MISMATCH',
+      'safety_harness.py',
+    ],
+    [
+      'a dependency added',
+      (p) => p.write(`${THREADS_DIR}/loaders/new_module.py`, 'X = 1\n'),
+      'LOCKFILE_MISMATCH',
+      'loaders/new_module.py',
+    ],
+    [
+      'a dependency removed',
+      (p) => rmSync(join(p.project, THREADS_DIR, 'persistence/budgets.py')),
+      'LOCKFILE_MISMATCH',
+      'persistence/budgets.py',
+    ],
+  ];
+  for (const [what, change, code, named] of refusals) {
+    it(`refuses ${what} with ${code} naming it, the hashes and the fix`, async () => {
+      const { p, id, marker } = await pinned();
+      change(p);
+      const refused = await refusal(run(p, id, marker));
+      expect(refused.code).toBe(code);
+      expect(refused.message).toContain(named);
+      expect(refused.message).toContain(`rye lock update ${id}`);
+      const [first] = refused.details['mismatches'] as {
+        expected: string | null;
+        actual: string | null;
+      }[];
+      expect(first?.expected ?? first?.actual).toBeTruthy();
+      expect(existsSync(marker)).toBe(false);
+    });
+  }
+
+  it('refuses a project file that now shadows the pinned system runtime', async () => {
+    const { p, id, marker } = await pinned();
+    const runtime = readFileSync(
+      join(p.system, '.ai/tools/rye/core/runtimes/python_script_runtime.yaml'),
+      'utf8',
+    );
+    p.write('.ai/tools/rye/core/runtimes/python_script_runtime.yaml', runtime);
+    await p.sign('tool', 'rye/core/runtimes/python_script_runtime');
+    const refused = await refusal(run(p, id, marker));
+    expect(refused.code).toBe('LOCKFILE_MISMATCH');
+    expect(refused.message).toContain('shadowing');
+  });
+
+  it('reports a re-signed tool as stale, not as a bare mismatch', async () => {
+    const { p, id, marker } = await pinned();
+    appendFileSync(join(p.project, THREADS_DIR, 'thread_directive.py'), '# new feature\n');
+    await p.sign('tool', id);
+    const refused = await refusal(run(p, id, marker));
+    expect(refused.code).toBe('LOCKFILE_STALE');
+    expect(refused.message).toContain('re-signed');
+  });
+
+  it('reports a re-signed dependency as stale', async () => {
+    const { p, id, marker } = await pinned();
+    appendFileSync(join(p.project, THREADS_DIR, 'runner.py'), '# new\n');
+    await p.sign('tool', 'rye/agent/threads/runner');
+    expect((await refusal(run(p, id, marker))).code).toBe('LOCKFILE_STALE');
+  });
+
+  it('reports a rollback to an older validly signed dependency as a mismatch, not stale', async () => {
+    const p = await makeExecProject();
+    const id = writeThreadsTool(p);
+    const signer = await readSigner(keyDir(p.spaces));
+    const runner = join(p.project, THREADS_DIR, 'runner.py');
+    const old = signText('def run():\n    return "old"\n', {
+      itemType: 'tool',
+      extension: '.py',
+      signer,
+      now: new Date('2020-01-01T00:00:00Z'),
+    }).text;
+    await p.sign('tool', 'rye/agent/threads/**');
+    const marker = join(p.root, 'marker');
+    expect((await run(p, id, marker)).status).toBe('success');
+    writeFileSync(runner, old);
+    expect((await refusal(run(p, id, marker))).code).toBe('LOCKFILE_MISMATCH');
+  });
+
+  it('refuses a v2 lockfile rewritten as v1 to drop verified_deps', async () => {
+    const { p, id, marker } = await pinned();
+    const path = join(p.project, LOCK);
+    const lock = JSON.parse(readFileSync(path, 'utf8')) as Record<string, unknown>;
+    delete lock['verified_deps'];
+    delete lock['_signature'];
+    lock['lockfile_version'] = 1;
+    writeFileSync(path, JSON.stringify(lock, null, 2));
+    const refused = await refusal(run(p, id, marker));
+    expect(refused.code).toBe('LOCKFILE_MISMATCH');
+    expect(refused.message).toContain('pins no dependencies');
+  });
+
+  const hostile: [string, (lock: Record<string, unknown>) => void, ErrorCode][] = [
+    [
+      'an absolute anchor_path',
+      (l) => ((l['verified_deps'] as Record<string, unknown>)['anchor_path'] = '/etc'),
+      'LOCKFILE_INVALID',
+    ],
+    [
+      'an anchor_path with ..',
+      (l) => ((l['verified_deps'] as Record<string, unknown>)['anchor_path'] = '../../outside'),
+      'LOCKFILE_INVALID',
+    ],
+    [
+      'a dependency path with ..',
+      (l) =>
+        ((l['verified_deps'] as Record<string, Record<string, string>>)['files'] = {
+          '../x.py': `sha256:${'0'.repeat(64)}`,
+        }),
+      'LOCKFILE_INVALID',
+    ],
+    ['a missing root', (l) => delete l['root'], 'LOCKFILE_INVALID'],
+    [
+      'an unknown lockfile_version',
+      (l) => (l['lockfile_version'] = 3),
+      'LOCKFILE_VERSION_UNSUPPORTED',
+    ],
+  ];
+  for (const [what, edit, code] of hostile) {
+    it(`refuses a lockfile with ${what} (${code})`, async () => {
+      const { p, id, marker } = await pinned();
+      const path = join(p.project, LOCK);
+      const lock = JSON.parse(readFileSync(path, 'utf8')) as Record<string, unknown>;
+      edit(lock);
+      writeFileSync(path, JSON.stringify(lock, null, 2));
+      expect((await refusal(run(p, id, marker))).code).toBe(code);
+      expect(existsSync(marker)).toBe(false);
+    });
+  }
+
+  it('refuses malformed lockfile JSON', async () => {
+    const { p, id, marker } = await pinned();
+    writeFileSync(join(p.project, LOCK), '{"lockfile_version": 2,');
+    expect((await refusal(run(p, id, marker))).code).toBe('LOCKFILE_INVALID');
+  });
+
+  it('still pins with an unsigned lockfile, but verifies every signature (no fast path)', async () => {
+    const { p, id, marker } = await pinned();
+    const path = join(p.project, LOCK);
+    const lock = JSON.parse(readFileSync(path, 'utf8')) as Record<string, unknown>;
+    delete lock['_signature'];
+    writeFileSync(path, JSON.stringify(lock, null, 2));
+    const plan = (await run(p, id, marker, { dryRun: true })).plan;
+    expect(plan?.lockfile_fast_path).toBe(false);
+    appendFileSync(join(p.project, THREADS_DIR, 'safety_harness.py'), '# edit\n');
+    expect((await refusal(run(p, id, marker))).code).toBe('INTEGRITY_HASH_MISMATCH');
+  });
+});
+
+describe('frozen mode', () => {
+  it('refuses a tool without a lockfile and writes none (option and RYE_FROZEN=1)', async () => {
+    const p = await makeExecProject();
+    const id = writeThreadsTool(p);
+    await p.sign('tool', 'rye/agent/threads/**');
+    const marker = join(p.root, 'marker');
+    expect((await refusal(run(p, id, marker, { frozen: true }))).code).toBe('LOCKFILE_MISSING');
+    expect((await refusal(run(p, id, marker, { env: { ...p.env, RYE_FROZEN: '1' } }))).code).toBe(
+      'LOCKFILE_MISSING',
+    );
+    expect(existsSync(join(p.project, LOCK))).toBe(false);
+    expect(existsSync(marker)).toBe(false);
+  });
+
+  it('runs a pinned tool and refuses any mismatch', async () => {
+    const { p, id, marker } = await pinned();
+    expect((await run(p, id, marker, { frozen: true })).metadata).toMatchObject({
+      lockfile_used: true,
+      lockfile_created: false,
+    });
+    appendFileSync(join(p.project, THREADS_DIR, 'safety_harness.py'), '# edit\n');
+    expect((await refusal(run(p, id, marker, { frozen: true }))).code).toBe('LOCKFILE_MISMATCH');
+  });
+});
+
+describe('lockfile locations (seed 000 table)', () => {
+  const tool = (category: string): string =>
+    `__version__ = "2.0.0"\n__tool_type__ = "python"\n__executor_id__ = "rye/core/runtimes/python_script_runtime"\n__category__ = "${category}"\n__tool_description__ = "t"\nprint("{}")\n`;
+
+  it('writes a project tool’s lockfile to <project>/.ai/lockfiles', async () => {
+    const p = await makeExecProject();
+    p.write('.ai/tools/loc/proj.py', tool('loc'));
+    await p.sign('tool', 'loc/proj');
+    const res = await execute({ spaces: p.spaces, toolId: 'loc/proj', env: p.env });
+    expect(res.metadata.lockfile_path).toBe(
+      join(p.project, '.ai/lockfiles/loc/proj@2.0.0.lock.json'),
+    );
+  });
+
+  for (const space of ['user', 'system'] as const) {
+    it(`writes a ${space} tool’s lockfile to <user>/.ai/lockfiles`, async () => {
+      const p = await makeExecProject();
+      const signer = await readSigner(keyDir(p.spaces));
+      p.write(
+        '.ai/tools/loc/far.py',
+        signText(tool('loc'), { itemType: 'tool', extension: '.py', signer }).text,
+        space === 'user' ? p.user : p.system,
+      );
+      const res = await execute({ spaces: p.spaces, toolId: 'loc/far', env: p.env });
+      expect(res.status).toBe('success');
+      expect(res.metadata.lockfile_path).toBe(
+        join(p.user, '.ai/lockfiles/loc/far@2.0.0.lock.json'),
+      );
+    });
+  }
+
+  it('reads project before user: a project lockfile shadows the user one', async () => {
+    const p = await makeExecProject();
+    p.write('.ai/tools/loc/proj.py', tool('loc'));
+    await p.sign('tool', 'loc/proj');
+    const first = await execute({ spaces: p.spaces, toolId: 'loc/proj', env: p.env });
+    const projectLock = first.metadata.lockfile_path ?? '';
+    p.write('.ai/lockfiles/loc/proj@2.0.0.lock.json', '{"broken": true}', p.user);
+    const second = await execute({ spaces: p.spaces, toolId: 'loc/proj', env: p.env });
+    expect(second.metadata).toMatchObject({ lockfile_used: true, lockfile_path: projectLock });
+  });
+});
