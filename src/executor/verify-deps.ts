@@ -8,7 +8,7 @@ import {
   type TrustSet,
   type VerifyResult,
 } from '../integrity/index.js';
-import { decodeText, messageOf, readFileCappedSync } from '../platform/index.js';
+import { decodeText, readFileCappedSync, unreadable } from '../platform/index.js';
 import type { VerifyDepsConfig } from './types.js';
 import type { VerifiedFileCache } from './verified-file-cache.js';
 
@@ -320,13 +320,4 @@ function io<T>(path: string, fn: () => T): T {
   } catch (error) {
     throw isRyeError(error) ? error : unreadable(path, error);
   }
-}
-
-function unreadable(path: string, error: unknown): RyeError {
-  return new RyeError(
-    'FILE_UNREADABLE',
-    `Cannot read ${path}: ${messageOf(error)}`,
-    { path },
-    { cause: error },
-  );
 }

@@ -175,7 +175,8 @@ export async function pathExists(path: string): Promise<boolean> {
   }
 }
 
-function unreadable(path: string, error: unknown): RyeError {
+/** The FILE_UNREADABLE error for a failed read of `path`. */
+export function unreadable(path: string, error: unknown): RyeError {
   return new RyeError(
     'FILE_UNREADABLE',
     `Cannot read ${path}: ${messageOf(error)}`,

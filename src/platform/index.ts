@@ -6,6 +6,7 @@ export {
   readFileCapped,
   readFileCappedSync,
   readTextFile,
+  unreadable,
   writeFileAtomic,
 } from './files.js';
 export { packageRoot } from './package-root.js';

@@ -10,26 +10,10 @@ import {
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { execute, type ExecuteResult } from '../../src/executor/index.js';
-import { isRyeError, type ErrorCode } from '../../src/errors/index.js';
+import type { ErrorCode } from '../../src/errors/index.js';
+import { refusal } from '../helpers/refusal.js';
 import { makeExecProject, type ExecProject } from '../helpers/exec-project.js';
 import { THREADS_DIR, TS_TOOL_DIR, writeThreadsTool, writeTsTool } from '../helpers/tool-trees.js';
-
-async function refusal(
-  promise: Promise<unknown>,
-): Promise<{ code: ErrorCode; message: string; details: Record<string, unknown> }> {
-  try {
-    await promise;
-  } catch (error) {
-    if (isRyeError(error))
-      return {
-        code: error.code,
-        message: error.message,
-        details: error.details as Record<string, unknown>,
-      };
-    throw error;
-  }
-  throw new Error('expected a refusal, but execute() resolved');
-}
 
 async function threadsProject(): Promise<{ p: ExecProject; id: string; marker: string }> {
   const p = await makeExecProject();

@@ -1,31 +1,15 @@
 import { appendFileSync, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { isRyeError, type ErrorCode } from '../../src/errors/index.js';
+import type { ErrorCode } from '../../src/errors/index.js';
 import { execute, type ExecuteResult } from '../../src/executor/index.js';
 import { readSigner, signText } from '../../src/integrity/index.js';
 import { keyDir } from '../../src/items/index.js';
+import { refusal } from '../helpers/refusal.js';
 import { makeExecProject, type ExecProject } from '../helpers/exec-project.js';
 import { THREADS_DIR, writeThreadsTool } from '../helpers/tool-trees.js';
 
 const LOCK = '.ai/lockfiles/rye/agent/threads/thread_directive@1.0.0.lock.json';
-
-async function refusal(
-  promise: Promise<unknown>,
-): Promise<{ code: ErrorCode; message: string; details: Record<string, unknown> }> {
-  try {
-    await promise;
-  } catch (error) {
-    if (isRyeError(error))
-      return {
-        code: error.code,
-        message: error.message,
-        details: error.details as Record<string, unknown>,
-      };
-    throw error;
-  }
-  throw new Error('expected a refusal');
-}
 
 /** The threads tool, signed, run once (so its lockfile exists). */
 async function pinned(): Promise<{
