@@ -137,6 +137,15 @@ export const ERROR_CODES = {
     hint: '`rye lock list` shows the lockfiles; a tool gets one on its first successful run.',
   },
 
+  BUNDLE_NOT_FOUND: {
+    class: 'failure',
+    hint: '`rye bundle list` shows the bundles; create one with `rye bundle create <bundle_id> --version X.Y.Z`.',
+  },
+  BUNDLE_EMPTY: {
+    class: 'failure',
+    hint: 'No files belong to this bundle id; check the id and the --include folders.',
+  },
+
   // Integrity refusals (exit 3).
   INTEGRITY_UNSIGNED: {
     class: 'integrity',
@@ -215,6 +224,19 @@ export const ERROR_CODES = {
   LOCKFILE_VERSION_UNSUPPORTED: {
     class: 'integrity',
     hint: 'This rye reads lockfile versions 1 and 2.',
+  },
+
+  BUNDLE_MANIFEST_INVALID: {
+    class: 'integrity',
+    hint: 'The manifest is malformed or hostile (paths outside the project, aliases, bad hashes, too large).',
+  },
+  BUNDLE_VERIFY_FAILED: {
+    class: 'integrity',
+    hint: 'Files are missing, changed or unlisted; see the report, then re-sign and `rye bundle create` again.',
+  },
+  BUNDLE_FILE_UNAUTHENTICATED: {
+    class: 'integrity',
+    hint: 'A file is neither inline-signed nor listed in a verified bundle manifest; sign it or rebuild the bundle.',
   },
 
   // Internal errors: a bug, reported with exit 1.
