@@ -84,4 +84,19 @@ export type {
   ValidationIssue,
 } from './items/index.js';
 
+export {
+  BUNDLER_ACTIONS,
+  createBundle,
+  listBundles,
+  parseManifest,
+  runBundlerAction,
+  serializeManifest,
+  verifyBundle,
+  verifyDependency,
+} from './bundle/index.js';
+export type { BundleManifest, BundleReport, VerifiedDependencyResult } from './bundle/index.js';
+
+export { execute, updateLockfile, verifyLockfiles } from './executor/index.js';
+export type { ExecuteOptions, ExecuteResult } from './executor/index.js';
+
 export { main } from './cli/main.js';

@@ -14,6 +14,8 @@ export interface CliIo {
   readonly env: NodeJS.ProcessEnv;
   readonly cwd: string;
   readonly readStdin?: () => Promise<string>;
+  /** True when stderr is a terminal (progress bars are drawn only then). */
+  readonly stderrIsTTY?: boolean;
 }
 
 /** The resolved context of one command run. */

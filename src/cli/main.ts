@@ -1,4 +1,5 @@
 import { Command, CommanderError } from 'commander';
+import { bundleCommand } from './commands/bundle.js';
 import { executeCommand } from './commands/execute.js';
 import { keysCommand } from './commands/keys.js';
 import { lockCommand } from './commands/lock.js';
@@ -19,6 +20,7 @@ export function processIo(): CliIo {
     stderr: (text) => process.stderr.write(text),
     env: process.env,
     cwd: process.cwd(),
+    stderrIsTTY: process.stderr.isTTY === true,
   };
 }
 
@@ -34,6 +36,9 @@ export async function main(argv: readonly string[], io: CliIo = processIo()): Pr
   const program = new Command('rye')
     .description('Rye: signed items and verified execution for AI agents')
     .version(VERSION, '-V, --version')
+    // Options after a subcommand belong to it: `rye bundle create x --version 1.0.0`
+    // is the bundle's version, not rye's.
+    .enablePositionalOptions()
     .addHelpText(
       'after',
       '\nExit codes: 0 success, 1 operation failed, 2 usage error, 3 verification or integrity refusal.\nEvery command takes --json.',
@@ -46,6 +51,7 @@ export async function main(argv: readonly string[], io: CliIo = processIo()): Pr
     verifyFileCommand(io, run),
     executeCommand(io, run),
     lockCommand(io, run),
+    bundleCommand(io, run),
   ]) {
     program.addCommand(command);
   }

@@ -1,8 +1,10 @@
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { performance } from 'node:perf_hooks';
 import { isRyeError, type ErrorCode } from '../errors/index.js';
 import type { TrustSet } from '../integrity/index.js';
 import { loadSpaceTrust, parseItemId, type Spaces } from '../items/index.js';
+import { packageRoot } from '../platform/index.js';
 import { buildLockfile, saveLockfile } from './lock-flow.js';
 import { prepareRun } from './prepare.js';
 import { runHttpRequest } from './primitives/http-client.js';
@@ -203,6 +205,7 @@ async function runPrimitive(
     const env = {
       ...run.request.env,
       RYE_VERIFIED_MANIFEST: manifest,
+      RYE_LIBRARY_URL: libraryUrl(),
       ...(anchorPath === null ? {} : { RYE_ANCHOR_PATH: anchorPath }),
     };
     const result = await runSubprocess({ ...run.request, env });
@@ -222,6 +225,11 @@ async function runPrimitive(
   } finally {
     await removeVerifiedManifest(manifest);
   }
+}
+
+/** The rye library a tool imports as `@rye/core`: the built package running this executor. */
+function libraryUrl(): string {
+  return pathToFileURL(join(packageRoot(), 'dist', 'src', 'index.js')).href;
 }
 
 function toEntry(e: ChainElement): ChainEntry {

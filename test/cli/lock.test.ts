@@ -48,6 +48,8 @@ describe('rye lock', () => {
     const show = await cli(p, 'lock', 'show', 't/pin', '--json');
     expect(show.code).toBe(0);
     expect(show.stdout).toBe(readFileSync(join(p.project, LOCK), 'utf8'));
+    const pinned = await cli(p, 'lock', 'show', 't/pin', '--version', '1.2.0', '--json');
+    expect(pinned.stdout).toBe(show.stdout);
   });
 
   it('verify exits 0 when everything matches and 3 on a mismatch, naming the element', async () => {

@@ -1,6 +1,7 @@
 // Preloaded by the node runtime (`node --import <this file> tool.mjs`): maps the
 // bare specifier '@rye/runtime' to rye-tool.mjs beside this file, so a tool
-// needs no node_modules entry (and no NODE_PATH, which ESM ignores) to import it.
+// needs no node_modules entry (and no NODE_PATH, which ESM ignores) to import it,
+// and '@rye/core' to the rye library itself.
 import * as nodeModule from 'node:module';
 import { fileURLToPath } from 'node:url';
 
@@ -9,7 +10,12 @@ if (typeof nodeModule.register !== 'function') {
     `Cannot start the Rye node runtime: Node ${process.versions.node} has no module.register(); Node 20.6 or later is required`,
   );
 }
-nodeModule.register('./hooks.mjs', import.meta.url);
+// RYE_LIBRARY_URL (set by the executor) is the rye library running the tool:
+// tools may `import … from '@rye/core'` to use it (the bundler tool does).
+nodeModule.register('./hooks.mjs', {
+  parentURL: import.meta.url,
+  data: { libraryUrl: process.env.RYE_LIBRARY_URL ?? null },
+});
 
 // On Node 20, register() hooks do not see require(). A .ts tool outside a
 // "type": "module" package is compiled to CommonJS by the TypeScript loader,

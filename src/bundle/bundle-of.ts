@@ -1,0 +1,110 @@
+import { realpath } from 'node:fs/promises';
+import { isAbsolute, relative, resolve, sep } from 'node:path';
+import { isRyeError, type ErrorCode } from '../errors/index.js';
+import type { TrustSet } from '../integrity/index.js';
+import { SPACE_NAMES, type SpaceName, type Spaces } from '../items/index.js';
+import { listBundles } from './list.js';
+import {
+  VerifiedManifestCache,
+  verifiedManifest,
+  type VerifiedManifest,
+} from './manifest-cache.js';
+import type { ManifestEntry } from './types.js';
+
+/** A verified bundle that lists a file or declares a folder holding it. */
+export interface BundleCoverage {
+  readonly verified: VerifiedManifest;
+  /** The file relative to the manifest's base folder, `/`-separated (the manifest's key form). */
+  readonly relativePath: string;
+  /** The manifest's entry for the file, when it lists it. */
+  readonly entry: ManifestEntry | undefined;
+  /** The file sits under one of the bundle's declared `includes` folders. */
+  readonly included: boolean;
+}
+
+/** A manifest of the file's space that could not be used (its contents are unknown). */
+export interface RefusedManifest {
+  readonly bundleId: string;
+  readonly space: SpaceName;
+  readonly path: string;
+  readonly code: ErrorCode;
+  readonly message: string;
+}
+
+export interface BundleLookup {
+  /** Covering bundles, project space first, then in listing order. */
+  readonly covering: readonly BundleCoverage[];
+  /** Manifests that failed verification or parsing; never consulted. */
+  readonly refused: readonly RefusedManifest[];
+}
+
+/**
+ * Which bundles cover a file: among the manifests of every space whose base
+ * folder holds the file (`<base>/.ai/bundles/<id>/manifest.yaml`, listed once
+ * per call), those that verify under `trust` and either list the file or
+ * declare an `includes` folder containing it. A manifest is parsed only after
+ * its signature verified; one that fails is reported in `refused`, not thrown,
+ * so a broken bundle never hides another one. `path` is absolute or
+ * project-relative; it is compared through real paths.
+ *
+ * @throws RyeError only for a failure to list the bundles (FILE_UNREADABLE).
+ */
+export async function findBundlesFor(
+  spaces: Spaces,
+  path: string,
+  options: { readonly trust: TrustSet; readonly cache?: VerifiedManifestCache },
+): Promise<BundleLookup> {
+  const cache = options.cache ?? new VerifiedManifestCache();
+  const target = await realOrResolved(resolve(spaces.project, path));
+  const holding = new Set<SpaceName>();
+  for (const space of SPACE_NAMES) {
+    const base = await realOrResolved(spaces[space]);
+    if (relativeInside(base, target) !== undefined) holding.add(space);
+  }
+  if (holding.size === 0) return { covering: [], refused: [] };
+
+  const covering: BundleCoverage[] = [];
+  const refused: RefusedManifest[] = [];
+  const listed = (await listBundles(spaces)).filter((b) => holding.has(b.space));
+  for (const space of SPACE_NAMES) {
+    for (const b of listed.filter((l) => l.space === space)) {
+      let verified: VerifiedManifest;
+      try {
+        verified = await verifiedManifest(b.path, options.trust, cache, b.space);
+      } catch (error) {
+        if (!isRyeError(error)) throw error;
+        refused.push({
+          bundleId: b.bundleId,
+          space,
+          path: b.path,
+          code: error.code,
+          message: error.message,
+        });
+        continue;
+      }
+      const rel = relativeInside(verified.baseDir, target);
+      if (rel === undefined) continue;
+      const entry = verified.manifest.files.get(rel);
+      const included = verified.manifest.bundle.includes.some((folder) => {
+        const dir = folder.replace(/\/+$/, '');
+        return dir !== '' && rel.startsWith(`${dir}/`);
+      });
+      if (entry !== undefined || included) {
+        covering.push({ verified, relativePath: rel, entry, included });
+      }
+    }
+  }
+  return { covering, refused };
+}
+
+/** `target` relative to `base`, `/`-separated, or undefined when it is not strictly inside. */
+export function relativeInside(base: string, target: string): string | undefined {
+  const rel = relative(base, target);
+  if (rel === '' || isAbsolute(rel) || rel === '..' || rel.startsWith(`..${sep}`)) return undefined;
+  return rel.split(sep).join('/');
+}
+
+/** The real path, or the resolved one when it does not exist (nothing there to follow). */
+async function realOrResolved(path: string): Promise<string> {
+  return realpath(path).catch(() => resolve(path));
+}

@@ -1,0 +1,210 @@
+/**
+ * Which files belong to a bundle (seed 002, "What Gets Bundled"): the bundle's
+ * directives, tools, knowledge, plans and lockfiles under `.ai/`, plus the
+ * declared app folders. Links are never followed and never collected.
+ */
+import type { Dirent } from 'node:fs';
+import { lstat, readdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { RyeError } from '../errors/index.js';
+import { ITEM_FOLDERS, itemName, parseItemId } from '../items/index.js';
+import { unreadable } from '../platform/index.js';
+import { comparePaths, manifestPathProblem } from './manifest-path.js';
+
+/** One file of a bundle. */
+export interface CollectedFile {
+  /** Project-relative, `/`-separated (the manifest key). */
+  readonly path: string;
+  readonly absolutePath: string;
+}
+
+/** Segment names never collected below a bundle folder (seed 002, "What Does NOT Get Bundled"). */
+export const DEFAULT_BUNDLE_EXCLUDES: readonly string[] = [
+  'node_modules',
+  '.git',
+  'dist',
+  'build',
+  '__pycache__',
+  '.venv',
+  '.DS_Store',
+  'coverage',
+  '.pytest_cache',
+];
+
+/** What a walk found: regular files, and links or special files (never followed). */
+export interface BundleWalk {
+  readonly files: CollectedFile[];
+  /** Project-relative paths of links and non-regular files, sorted. */
+  readonly strays: string[];
+}
+
+/**
+ * The folders a bundle is made of, project-relative: `.ai/{directives,tools,
+ * knowledge}/<id>`, `.ai/plans/<last id segment>`, `.ai/lockfiles/<id>`, then
+ * each include. An include must pass `manifestPathProblem` and stay out of
+ * `.ai/` (the `.ai/` part is fixed by the id; keys and threads live there).
+ *
+ * @throws RyeError ITEM_ID_INVALID, BUNDLE_MANIFEST_INVALID (a bad include).
+ */
+export function bundleRoots(bundleId: string, includes: readonly string[]): string[] {
+  parseItemId(bundleId);
+  const roots = [
+    ...Object.values(ITEM_FOLDERS).map((folder) => `.ai/${folder}/${bundleId}`),
+    `.ai/plans/${itemName(bundleId)}`,
+    `.ai/lockfiles/${bundleId}`,
+  ];
+  for (const include of includes) {
+    const why =
+      manifestPathProblem(include) ??
+      (include === '.ai' || include.startsWith('.ai/')
+        ? 'it is inside .ai/ (a bundle takes only its own items from there)'
+        : undefined);
+    if (why !== undefined) {
+      throw new RyeError(
+        'BUNDLE_MANIFEST_INVALID',
+        `Cannot include "${include.slice(0, 200)}" in bundle ${bundleId}: ${why}`,
+        { bundleId, include },
+      );
+    }
+    roots.push(include);
+  }
+  return roots;
+}
+
+/**
+ * Walk a bundle's folders under `projectPath` without following links. A
+ * missing folder contributes nothing. Exclude names match whole path segments
+ * below a folder (`*` matches within a segment); the folders named by the id
+ * and the includes are taken as given.
+ *
+ * @throws RyeError ITEM_ID_INVALID, BUNDLE_MANIFEST_INVALID, FILE_UNREADABLE.
+ */
+export async function walkBundle(
+  projectPath: string,
+  bundleId: string,
+  includes: readonly string[],
+  exclude: readonly string[] = DEFAULT_BUNDLE_EXCLUDES,
+): Promise<BundleWalk> {
+  const excluded = excludeMatcher(exclude);
+  const files = new Map<string, CollectedFile>();
+  const strays = new Set<string>();
+
+  const walk = async (rel: string): Promise<void> => {
+    const dir = join(projectPath, ...rel.split('/'));
+    let entries: Dirent[];
+    try {
+      entries = await readdir(dir, { withFileTypes: true });
+    } catch (error) {
+      throw unreadable(dir, error);
+    }
+    await Promise.all(
+      entries.map(async (entry) => {
+        if (excluded(entry.name)) return;
+        const child = `${rel}/${entry.name}`;
+        if (entry.isDirectory()) return walk(child);
+        if (entry.isFile()) files.set(child, { path: child, absolutePath: join(dir, entry.name) });
+        else strays.add(child);
+      }),
+    );
+  };
+
+  for (const root of bundleRoots(bundleId, includes)) {
+    const kind = await rootKind(projectPath, root);
+    if (kind === 'missing') continue;
+    if (kind === 'dir') await walk(root);
+    else if (kind === 'file') {
+      files.set(root, { path: root, absolutePath: join(projectPath, ...root.split('/')) });
+    } else strays.add(kind.stray);
+  }
+  for (const path of files.keys()) if (isManifestPath(path)) files.delete(path);
+  return {
+    files: [...files.values()].sort((a, b) => comparePaths(a.path, b.path)),
+    strays: [...strays].sort(comparePaths),
+  };
+}
+
+/**
+ * The files of a bundle, sorted by path.
+ *
+ * @throws RyeError BUNDLE_EMPTY (no file at all), BUNDLE_MANIFEST_INVALID (a
+ *   link or special file in a bundle folder, a bad include), ITEM_ID_INVALID,
+ *   FILE_UNREADABLE.
+ */
+export async function collectBundleFiles(
+  projectPath: string,
+  bundleId: string,
+  includes: readonly string[],
+  options: { readonly exclude?: readonly string[] } = {},
+): Promise<CollectedFile[]> {
+  const { files, strays } = await walkBundle(projectPath, bundleId, includes, options.exclude);
+  const [stray] = strays;
+  if (stray !== undefined) {
+    throw new RyeError(
+      'BUNDLE_MANIFEST_INVALID',
+      `Cannot collect bundle ${bundleId}: ${stray} is a link or special file, and bundles never contain links`,
+      { bundleId, path: stray, strays },
+    );
+  }
+  for (const file of files) {
+    const why = manifestPathProblem(file.path);
+    if (why !== undefined) {
+      throw new RyeError(
+        'BUNDLE_MANIFEST_INVALID',
+        `Cannot collect bundle ${bundleId}: the name of ${JSON.stringify(file.path.slice(0, 200))} cannot be listed: ${why}`,
+        { bundleId, path: file.path },
+      );
+    }
+  }
+  if (files.length === 0) {
+    throw new RyeError('BUNDLE_EMPTY', `Cannot collect bundle ${bundleId}: it has no files`, {
+      bundleId,
+      includes,
+    });
+  }
+  return files;
+}
+
+/** True for paths under `.ai/bundles/` (manifests are never bundle content). */
+export function isManifestPath(path: string): boolean {
+  return path.startsWith('.ai/bundles/');
+}
+
+/**
+ * What a root is, checking every segment from the project down with lstat: a
+ * root reached through a link is a stray (named by its first link segment).
+ */
+async function rootKind(
+  projectPath: string,
+  root: string,
+): Promise<'missing' | 'dir' | 'file' | { stray: string }> {
+  const segments = root.split('/');
+  for (let i = 1; i <= segments.length; i += 1) {
+    const rel = segments.slice(0, i).join('/');
+    const path = join(projectPath, ...segments.slice(0, i));
+    let info;
+    try {
+      info = await lstat(path);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return 'missing';
+      throw unreadable(path, error);
+    }
+    if (info.isSymbolicLink()) return { stray: rel };
+    if (i === segments.length) {
+      return info.isDirectory() ? 'dir' : info.isFile() ? 'file' : { stray: rel };
+    }
+    if (!info.isDirectory()) return 'missing';
+  }
+  return 'missing';
+}
+
+function excludeMatcher(exclude: readonly string[]): (name: string) => boolean {
+  const exact = new Set(exclude.filter((e) => !e.includes('*')));
+  const globs = exclude
+    .filter((e) => e.includes('*'))
+    .map((e) => new RegExp(`^${e.split('*').map(escapeRegExp).join('.*')}$`, 's'));
+  return (name) => exact.has(name) || globs.some((re) => re.test(name));
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}

@@ -1,0 +1,120 @@
+/**
+ * `rye bundle create` (seed 002, "Manifest Generation"): collect the bundle's
+ * files, hash them, write the manifest and sign it like a YAML tool.
+ */
+import { relative, sep } from 'node:path';
+import { RyeError } from '../errors/index.js';
+import { formatTimestamp, signText, type Signer } from '../integrity/index.js';
+import { aiDir, resolveItem, type ItemType, type Spaces } from '../items/index.js';
+import { isSemver } from '../items/semver.js';
+import { writeFileAtomic } from '../platform/index.js';
+import { collectBundleFiles } from './collect.js';
+import { hashFiles, type ProgressFn } from './hash-files.js';
+import { bundleManifestPath, comparePaths } from './manifest-path.js';
+import { serializeManifest } from './manifest-serialize.js';
+import type { BundleManifest, ManifestEntry } from './types.js';
+
+export interface CreateBundleInput {
+  readonly spaces: Spaces;
+  readonly bundleId: string;
+  /** Semver. */
+  readonly version: string;
+  /** The item an agent starts from; it must resolve in the project and be in the bundle. */
+  readonly entrypoint?: { readonly itemType: ItemType; readonly itemId: string } | null;
+  readonly description?: string;
+  /** Declared app folders, project-relative (`task-manager`). */
+  readonly includes?: readonly string[];
+  /** Segment names left out; defaults to `DEFAULT_BUNDLE_EXCLUDES`. */
+  readonly exclude?: readonly string[];
+  readonly signer: Signer;
+  readonly now?: Date;
+  /** Called as files are hashed. */
+  readonly onProgress?: ProgressFn;
+}
+
+export interface CreatedBundle {
+  /** The manifest written, `<project>/.ai/bundles/<id>/manifest.yaml`. */
+  readonly path: string;
+  readonly manifest: BundleManifest;
+  readonly fileCount: number;
+  /** Total size of the listed files. */
+  readonly bytes: number;
+}
+
+/**
+ * Create (or replace) a bundle's signed manifest in the project space. The
+ * manifest is written atomically: a failure leaves the previous one in place.
+ *
+ * @throws RyeError USAGE_INVALID_ARGUMENT (version), ITEM_ID_INVALID,
+ *   ITEM_NOT_FOUND / ITEM_AMBIGUOUS (entrypoint), BUNDLE_MANIFEST_INVALID (a bad
+ *   include, a link in the bundle, an entrypoint outside it), BUNDLE_EMPTY,
+ *   FILE_UNREADABLE, FILE_WRITE_FAILED.
+ */
+export async function createBundle(input: CreateBundleInput): Promise<CreatedBundle> {
+  const { spaces, bundleId } = input;
+  if (!isSemver(input.version as unknown)) {
+    throw new RyeError(
+      'USAGE_INVALID_ARGUMENT',
+      `Cannot create bundle ${bundleId}: version "${input.version.slice(0, 100)}" is not a semantic version (X.Y.Z)`,
+      { bundleId, version: input.version },
+    );
+  }
+  const path = bundleManifestPath(aiDir(spaces, 'project'), bundleId);
+  const includes = normalizeIncludes(input.includes ?? []);
+  const entrypoint = input.entrypoint ?? null;
+  const entryPath =
+    entrypoint === null
+      ? null
+      : (await resolveItem(spaces, entrypoint.itemType, entrypoint.itemId, ['project'])).path;
+  const collected = await collectBundleFiles(
+    spaces.project,
+    bundleId,
+    includes,
+    input.exclude === undefined ? {} : { exclude: input.exclude },
+  );
+  if (entrypoint !== null && entryPath !== null) {
+    const rel = relative(spaces.project, entryPath).split(sep).join('/');
+    if (!collected.some((f) => f.path === rel)) {
+      throw new RyeError(
+        'BUNDLE_MANIFEST_INVALID',
+        `Cannot create bundle ${bundleId}: entrypoint ${entrypoint.itemType} ${entrypoint.itemId} (${rel}) is not one of the bundle's files`,
+        { bundleId, entrypoint, path: rel },
+      );
+    }
+  }
+
+  const hashed = await hashFiles(collected, input.onProgress);
+  const files = new Map<string, ManifestEntry>();
+  let bytes = 0;
+  for (const file of hashed) {
+    files.set(file.path, { sha256: file.sha256, inlineSigned: file.inlineSigned });
+    bytes += file.size;
+  }
+  const manifest: BundleManifest = {
+    bundle: {
+      id: bundleId,
+      version: input.version,
+      createdAt: formatTimestamp(input.now ?? new Date()),
+      entrypoint:
+        entrypoint === null ? null : { itemType: entrypoint.itemType, itemId: entrypoint.itemId },
+      description: input.description ?? '',
+      includes,
+    },
+    files,
+  };
+  const signed = signText(serializeManifest(manifest), {
+    itemType: 'tool',
+    extension: '.yaml',
+    signer: input.signer,
+    path,
+    ...(input.now === undefined ? {} : { now: input.now }),
+  });
+  await writeFileAtomic(path, signed.text);
+  return { path, manifest, fileCount: files.size, bytes };
+}
+
+/** Leading `./` and trailing `/` dropped, duplicates removed, sorted: one spelling per folder. */
+function normalizeIncludes(includes: readonly string[]): string[] {
+  const cleaned = includes.map((i) => i.replace(/^(?:\.\/)+/, '').replace(/\/+$/, ''));
+  return [...new Set(cleaned)].sort(comparePaths);
+}

@@ -1,0 +1,166 @@
+import { realpath } from 'node:fs/promises';
+import { join, resolve, sep } from 'node:path';
+import { RyeError } from '../errors/index.js';
+import { sha256Hex, verifyText, type TrustSet } from '../integrity/index.js';
+import type { SpaceName } from '../items/index.js';
+import { decodeText, readFileCapped, unreadable } from '../platform/index.js';
+import { MAX_MANIFEST_BYTES, parseManifest } from './manifest-parse.js';
+import { bundleManifestPath } from './manifest-path.js';
+import type { BundleManifest } from './types.js';
+
+/** A bundle manifest whose signature verified under the caller's trust set. */
+export interface VerifiedManifest {
+  /** The manifest file, absolute (as given, resolved; not through symlinks). */
+  readonly path: string;
+  /** `bundle.id` from the manifest; always matches the folder it lies in. */
+  readonly bundleId: string;
+  /** The space it was found in, when the caller said (null otherwise). */
+  readonly space: SpaceName | null;
+  /** Real path of `<base>` in `<base>/.ai/bundles/<id>/manifest.yaml`: listed paths are relative to it. */
+  readonly baseDir: string;
+  readonly manifest: BundleManifest;
+  /** Fingerprint of the key that signed the manifest. */
+  readonly fingerprint: string;
+  /** Owner of that key in the trust set. */
+  readonly signer: string;
+}
+
+/** What a cache hit restores, and the key that must still be trusted for it to count. */
+export interface ManifestCacheEntry {
+  readonly manifest: BundleManifest;
+  readonly fingerprint: string;
+  readonly signer: string;
+  readonly publicKeyPem: string;
+}
+
+/**
+ * Verified manifests keyed by (real path, SHA-256 of the raw bytes). A hit skips
+ * the signature check and the YAML parse, and counts only while the signing key
+ * is still in the caller's trust set with the same public key. Failures are
+ * never cached; a changed manifest has another key, so it is verified again.
+ * Bounded: the least recently used entry goes.
+ */
+export class VerifiedManifestCache {
+  readonly #entries = new Map<string, ManifestCacheEntry>();
+  readonly #max: number;
+  #verifications = 0;
+
+  constructor(maxEntries = 1_000) {
+    this.#max = Math.max(1, maxEntries);
+  }
+
+  get size(): number {
+    return this.#entries.size;
+  }
+
+  /** Signature checks run so far (cache misses), successful or not. */
+  get verifications(): number {
+    return this.#verifications;
+  }
+
+  /** @internal */
+  lookup(key: string, trust: TrustSet): ManifestCacheEntry | undefined {
+    const entry = this.#entries.get(key);
+    if (entry === undefined || trust.get(entry.fingerprint)?.publicKeyPem !== entry.publicKeyPem)
+      return undefined;
+    this.#entries.delete(key);
+    this.#entries.set(key, entry);
+    return entry;
+  }
+
+  /** @internal */
+  remember(key: string, entry: ManifestCacheEntry): void {
+    this.#entries.delete(key);
+    const oldest = this.#entries.size >= this.#max ? this.#entries.keys().next() : undefined;
+    if (oldest?.done === false) this.#entries.delete(oldest.value);
+    this.#entries.set(key, entry);
+  }
+
+  /** @internal */
+  countVerification(): void {
+    this.#verifications += 1;
+  }
+}
+
+/**
+ * Read a bundle manifest once (capped at 16 MiB), verify its `#` signature line
+ * as a `.yaml` tool item against `trust`, then parse the same bytes. The
+ * manifest must lie at `<base>/.ai/bundles/<bundle.id>/manifest.yaml`. Served
+ * from `cache` while the bytes and the signing key's trust are unchanged.
+ *
+ * @throws RyeError with the verdict's code (INTEGRITY_UNSIGNED,
+ *   INTEGRITY_HASH_MISMATCH, INTEGRITY_UNTRUSTED_KEY, INTEGRITY_BAD_SIGNATURE,
+ *   INTEGRITY_MALFORMED_SIGNATURE, …) naming the manifest; FILE_UNREADABLE,
+ *   FILE_TOO_LARGE, FILE_BINARY; BUNDLE_MANIFEST_INVALID for a malformed body or
+ *   a manifest lying outside its bundle's folder.
+ */
+export async function verifiedManifest(
+  path: string,
+  trust: TrustSet,
+  cache: VerifiedManifestCache,
+  space: SpaceName | null = null,
+): Promise<VerifiedManifest> {
+  const abs = resolve(path);
+  const real = await realpath(abs).catch((error: unknown) => {
+    throw unreadable(abs, error);
+  });
+  const bytes = await readFileCapped(real, MAX_MANIFEST_BYTES);
+  const key = `${real}\0${sha256Hex(bytes)}`;
+  let entry = cache.lookup(key, trust);
+  if (entry === undefined) {
+    cache.countVerification();
+    const text = decodeText(bytes, abs);
+    const result = verifyText(text, { itemType: 'tool', extension: '.yaml', trust, path: abs });
+    if (!result.ok || result.fingerprint === null) {
+      const { verdict, fingerprint, contentHash: expected, actualHash: actual } = result;
+      throw new RyeError(
+        result.code ?? 'INTERNAL_ERROR',
+        `Cannot use bundle manifest ${abs}: ${reason(result.message, abs)}`,
+        { path: abs, verdict, fingerprint, expected, actual },
+      );
+    }
+    // Parsed only after the signature verified: the body is authenticated input from here on.
+    const manifest = parseManifest(text, abs);
+    entry = {
+      manifest,
+      fingerprint: result.fingerprint,
+      signer: result.signer ?? '',
+      publicKeyPem: trust.get(result.fingerprint)?.publicKeyPem ?? '',
+    };
+    cache.remember(key, entry);
+  }
+  const bundleId = entry.manifest.bundle.id;
+  const base = await baseOf(abs, bundleId);
+  return {
+    path: abs,
+    bundleId,
+    space,
+    baseDir: base,
+    manifest: entry.manifest,
+    fingerprint: entry.fingerprint,
+    signer: entry.signer,
+  };
+}
+
+/** The real `<base>` of `<base>/.ai/bundles/<id>/manifest.yaml`, or a refusal. */
+async function baseOf(abs: string, bundleId: string): Promise<string> {
+  const suffix = join('.ai', 'bundles', ...bundleId.split('/'), 'manifest.yaml');
+  const base = abs.endsWith(`${sep}${suffix}`) ? abs.slice(0, -suffix.length - 1) || sep : null;
+  if (base === null || bundleManifestPath(join(base, '.ai'), bundleId) !== abs) {
+    // A manifest copied under another bundle's folder would be read against the wrong base.
+    throw new RyeError(
+      'BUNDLE_MANIFEST_INVALID',
+      `Cannot use bundle manifest ${abs}: it declares bundle ${bundleId} but does not lie at <base>/${suffix.split(sep).join('/')}`,
+      { path: abs, bundleId },
+    );
+  }
+  return realpath(base).catch((error: unknown) => {
+    throw unreadable(base, error);
+  });
+}
+
+/** The "why" of a verdict message, without its "Cannot verify <path>: " prefix. */
+function reason(message: string, path: string): string {
+  const prefix = `Cannot verify ${path}: `;
+  return message.startsWith(prefix) ? message.slice(prefix.length) : message;
+}

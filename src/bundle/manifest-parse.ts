@@ -1,0 +1,249 @@
+/**
+ * Parse a bundle manifest (seed 002, "Layer 2"). UNTRUSTED INPUT: the text may
+ * come from a registry or a pulled archive, so everything is checked before a
+ * caller can open or write any path the manifest names.
+ */
+import { isAlias, isMap, isScalar, LineCounter, parseDocument, visit } from 'yaml';
+import { RyeError } from '../errors/index.js';
+import { ITEM_TYPES, parseItemId, type ItemType } from '../items/index.js';
+import { isSemver } from '../items/semver.js';
+import { comparePaths, manifestPathProblem } from './manifest-path.js';
+import type { BundleInfo, BundleManifest, ManifestEntry } from './types.js';
+
+/** Largest manifest accepted, in UTF-8 bytes (a 100k-file bundle is ~15 MB). */
+export const MAX_MANIFEST_BYTES = 16 * 1024 * 1024;
+
+/** Issues kept in `details.issues`; the rest are only counted. */
+const MAX_ISSUES = 100;
+const SHA256_RE = /^[0-9a-f]{64}$/;
+
+class Issues {
+  readonly list: string[] = [];
+  count = 0;
+  add(issue: string): void {
+    this.count += 1;
+    if (this.list.length < MAX_ISSUES) this.list.push(issue);
+  }
+}
+
+/**
+ * Parse and check a manifest. The leading `# rye:signed:` line, a YAML
+ * comment, is ignored here (the integrity layer checks it). Refuses, with every
+ * issue collected: text over {@link MAX_MANIFEST_BYTES}; YAML syntax errors,
+ * duplicate keys, several documents, tags, anchors and aliases (no alias is
+ * ever expanded); a bad `bundle` block; any file path failing
+ * {@link manifestPathProblem}, listed twice (also across the NFC/NFD spellings
+ * of one name) or without a 64-lowercase-hex `sha256`. `files` may be the map
+ * form or the legacy list form `[{path, sha256, inline_signed}]`; no entry's
+ * hash is ever dropped. Unknown keys (Python's `bundle.type`) are ignored.
+ *
+ * @returns the manifest with `files` sorted by path in code-point order.
+ * @throws RyeError BUNDLE_MANIFEST_INVALID with `details: {source, issues, issueCount}`.
+ */
+export function parseManifest(text: string, source: string): BundleManifest {
+  const issues = new Issues();
+  const bytes = text.length > MAX_MANIFEST_BYTES ? text.length : Buffer.byteLength(text, 'utf8');
+  if (bytes > MAX_MANIFEST_BYTES) {
+    issues.add(`it is at least ${bytes} bytes, over the cap of ${MAX_MANIFEST_BYTES}`);
+    return refuse(source, issues);
+  }
+  const root = readYaml(text, issues);
+  if (issues.count > 0) return refuse(source, issues);
+  if (!(root instanceof Map)) {
+    issues.add('the top level must be a map with "bundle" and "files"');
+    return refuse(source, issues);
+  }
+  const bundle = bundleOf(root.get('bundle'), issues);
+  const files = filesOf(root.get('files'), issues);
+  if (issues.count > 0) return refuse(source, issues);
+  return { bundle, files };
+}
+
+/** YAML → JS (maps as `Map`, so no key is coerced to a string), structure checked first. */
+function readYaml(text: string, issues: Issues): unknown {
+  const lines = new LineCounter();
+  const at = (node: { range?: unknown }): string => {
+    const pos = lines.linePos(Array.isArray(node.range) ? Number(node.range[0]) : 0);
+    return `line ${pos.line}, column ${pos.col}`;
+  };
+  try {
+    // uniqueKeys is checked below with a Set: the library's check is quadratic
+    // in a map's size, a denial of service on a 16 MiB manifest.
+    const doc = parseDocument(text, {
+      schema: 'core',
+      uniqueKeys: false,
+      prettyErrors: false,
+      lineCounter: lines,
+    });
+    for (const e of [...doc.errors, ...doc.warnings])
+      issues.add(`line ${lines.linePos(e.pos[0]).line}: ${e.message}`);
+    // A manifest never needs anchors, aliases or tags: refusing them outright
+    // defeats alias-expansion bombs and type confusion (`!!js/function`, `!foo`).
+    visit(doc, {
+      Node(_key, node) {
+        if (isAlias(node)) issues.add(`${at(node)}: YAML alias *${node.source} is not allowed`);
+        if (node.anchor !== undefined)
+          issues.add(`${at(node)}: YAML anchor &${node.anchor} is not allowed`);
+        if (node.tag !== undefined) issues.add(`${at(node)}: YAML tag ${node.tag} is not allowed`);
+        // Same rule as `uniqueKeys: true`, in linear time; complex keys refused.
+        const keys = new Set<unknown>();
+        for (const { key } of isMap(node) ? node.items : []) {
+          if (!isScalar(key)) issues.add(`${at(node)}: map keys must be plain scalars`);
+          else if (keys.has(key.value)) issues.add(`${at(key)}: duplicate key ${show(key.value)}`);
+          else keys.add(key.value);
+        }
+      },
+    });
+    if (issues.count > 0) return undefined;
+    return doc.toJS({ mapAsMap: true, maxAliasCount: 0 });
+  } catch (error) {
+    // Deep nesting can exhaust the stack; treat any parser failure as hostile input.
+    issues.add(`the YAML cannot be read: ${messageOf(error)}`);
+    return undefined;
+  }
+}
+
+function bundleOf(value: unknown, issues: Issues): BundleInfo {
+  if (!(value instanceof Map)) issues.add('bundle: must be a map');
+  const get = (key: string): unknown => (value instanceof Map ? value.get(key) : undefined);
+  const text = (key: string, fallback?: string): string => {
+    const v = get(key) ?? fallback;
+    if (typeof v === 'string') return v;
+    issues.add(`bundle.${key}: ${show(v)} is not a string`);
+    return '';
+  };
+  const id = text('id');
+  if (typeof get('id') === 'string') itemIdIssue('bundle.id', id, issues);
+  const version = text('version');
+  if (typeof get('version') === 'string' && !isSemver(version))
+    issues.add(`bundle.version: ${show(version)} is not a semantic version`);
+  return {
+    id,
+    version,
+    createdAt: text('created_at'),
+    entrypoint: entrypointOf(get('entrypoint'), issues),
+    description: text('description', ''),
+    includes: includesOf(get('includes'), issues),
+  };
+}
+
+function entrypointOf(value: unknown, issues: Issues): BundleInfo['entrypoint'] {
+  // Python writes `entrypoint: ''` for a bundle without one.
+  if (value === undefined || value === null || value === '') return null;
+  if (!(value instanceof Map)) {
+    issues.add('bundle.entrypoint: must be a map {item_type, item_id}, "" or null');
+    return null;
+  }
+  const itemType = value.get('item_type');
+  const itemId = value.get('item_id');
+  if (!(ITEM_TYPES as readonly unknown[]).includes(itemType))
+    issues.add(`bundle.entrypoint.item_type: ${show(itemType)} is not one of ${ITEM_TYPES}`);
+  if (typeof itemId !== 'string') issues.add('bundle.entrypoint.item_id: must be a string');
+  else itemIdIssue('bundle.entrypoint.item_id', itemId, issues);
+  return { itemType: itemType as ItemType, itemId: String(itemId) };
+}
+
+function includesOf(value: unknown, issues: Issues): string[] {
+  if (value === undefined || value === null) return [];
+  if (!Array.isArray(value)) {
+    issues.add('bundle.includes: must be a list of folder paths');
+    return [];
+  }
+  const seen = new Map<string, string>();
+  return value.map((folder: unknown, i) => {
+    const path = pathIssue(`bundle.includes[${i}]`, folder, issues);
+    if (path !== undefined) firstSpelling(`bundle.includes[${i}]`, path, seen, issues);
+    return path ?? '';
+  });
+}
+
+/** Records a path seen before, comparing NFC forms (macOS stores one name for both). */
+function firstSpelling(where: string, path: string, seen: Map<string, string>, issues: Issues) {
+  const first = seen.get(path.normalize('NFC'));
+  if (first !== undefined) issues.add(`${where}: "${path}" is listed twice (first as "${first}")`);
+  else seen.set(path.normalize('NFC'), path);
+}
+
+function filesOf(value: unknown, issues: Issues): Map<string, ManifestEntry> {
+  const pairs: [where: string, path: unknown, entry: unknown][] = [];
+  if (value instanceof Map) {
+    for (const [path, entry] of value) pairs.push([`files[${show(path)}]`, path, entry]);
+  } else if (Array.isArray(value)) {
+    // Legacy list form: each element must carry its own hash — a bare path
+    // string is refused rather than silently losing verification (seed 000).
+    value.forEach((entry: unknown, i) => {
+      if (entry instanceof Map) pairs.push([`files[${i}]`, entry.get('path'), entry]);
+      else issues.add(`files[${i}]: must be a map {path, sha256, inline_signed}`);
+    });
+  } else {
+    issues.add('files: must be a map of path → {sha256, inline_signed} (or the legacy list)');
+  }
+  const seen = new Map<string, string>();
+  const entries: [string, ManifestEntry][] = [];
+  for (const [where, rawPath, rawEntry] of pairs) {
+    const path = pathIssue(where, rawPath, issues);
+    const entry = entryOf(where, rawEntry, issues);
+    if (path === undefined || entry === undefined) continue;
+    firstSpelling(where, path, seen, issues);
+    entries.push([path, entry]);
+  }
+  return new Map(entries.sort((a, b) => comparePaths(a[0], b[0])));
+}
+
+function entryOf(where: string, value: unknown, issues: Issues): ManifestEntry | undefined {
+  if (!(value instanceof Map)) {
+    issues.add(`${where}: must be a map {sha256, inline_signed}`);
+    return undefined;
+  }
+  const sha256 = value.get('sha256');
+  const inlineSigned = value.has('inline_signed') ? value.get('inline_signed') : false;
+  let ok = true;
+  if (typeof sha256 !== 'string' || !SHA256_RE.test(sha256)) {
+    issues.add(`${where}.sha256: ${show(sha256)} is not 64 lowercase hex characters`);
+    ok = false;
+  }
+  if (typeof inlineSigned !== 'boolean') {
+    issues.add(`${where}.inline_signed: ${show(inlineSigned)} is not true or false`);
+    ok = false;
+  }
+  return ok ? { sha256: String(sha256), inlineSigned: inlineSigned === true } : undefined;
+}
+
+/** The path when it is a string passing the manifest path rule; else records an issue. */
+function pathIssue(where: string, value: unknown, issues: Issues): string | undefined {
+  if (typeof value !== 'string') {
+    issues.add(`${where}: path ${show(value)} is not a string (quote it)`);
+    return undefined;
+  }
+  const why = manifestPathProblem(value);
+  if (why === undefined) return value;
+  issues.add(`${where}: path ${show(value)} is refused: ${why}`);
+  return undefined;
+}
+
+function itemIdIssue(where: string, id: string, issues: Issues): void {
+  try {
+    parseItemId(id);
+  } catch (error) {
+    issues.add(`${where}: ${messageOf(error)}`);
+  }
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/** A short, printable rendering of an untrusted value for messages. */
+function show(value: unknown): string {
+  const text = typeof value === 'string' ? JSON.stringify(value) : String(value);
+  return text.length > 80 ? `${text.slice(0, 77)}...` : text;
+}
+
+function refuse(source: string, issues: Issues): never {
+  const more = issues.count > 1 ? ` (and ${issues.count - 1} more)` : '';
+  throw new RyeError(
+    'BUNDLE_MANIFEST_INVALID',
+    `Cannot read bundle manifest ${source}: ${issues.list[0] ?? 'invalid'}${more}`,
+    { source, issues: issues.list, issueCount: issues.count },
+  );
+}

@@ -1,0 +1,61 @@
+/**
+ * Write a bundle manifest body (seed 002, "Layer 2") in one stable form: fixed
+ * key order, files sorted by path, always the map form of `files`.
+ */
+import { stringify } from 'yaml';
+import { comparePaths } from './manifest-path.js';
+import { parseManifest } from './manifest-parse.js';
+import type { BundleManifest } from './types.js';
+
+/**
+ * The manifest body WITHOUT a signature line (signing adds the `#` line).
+ * Keys in the order `bundle{id, version, created_at, entrypoint, description,
+ * includes}`, `files{<path>{sha256, inline_signed}}`; files in code-point
+ * order; no line folding; a string is quoted whenever YAML 1.2 core or YAML 1.1
+ * (PyYAML) would read it as something else (`'2026-02-11T00:00:00Z'`, `'on'`).
+ * Deterministic: equal manifests give equal bytes, and
+ * `parseManifest(serializeManifest(m))` deep-equals `m` (files sorted).
+ *
+ * The output is parsed back before it is returned, so a manifest this writes
+ * is always one {@link parseManifest} accepts.
+ *
+ * @throws RyeError BUNDLE_MANIFEST_INVALID when `manifest` breaks the rules
+ *   parseManifest enforces (bad path, hash, id, version…).
+ */
+export function serializeManifest(manifest: BundleManifest): string {
+  const { bundle } = manifest;
+  // A Map keeps insertion order for every key (a plain object would move
+  // integer-like paths first and treat `__proto__` specially).
+  const files = new Map<string, { sha256: string; inline_signed: boolean }>();
+  for (const path of [...manifest.files.keys()].sort(comparePaths)) {
+    const entry = manifest.files.get(path);
+    if (entry !== undefined)
+      files.set(path, { sha256: entry.sha256, inline_signed: entry.inlineSigned });
+  }
+  const body = {
+    bundle: {
+      id: bundle.id,
+      version: bundle.version,
+      created_at: bundle.createdAt,
+      entrypoint:
+        bundle.entrypoint === null
+          ? null
+          : { item_type: bundle.entrypoint.itemType, item_id: bundle.entrypoint.itemId },
+      description: bundle.description,
+      includes: [...bundle.includes],
+    },
+    files,
+  };
+  const text = stringify(body, {
+    schema: 'core',
+    // Python reads manifests with PyYAML (YAML 1.1): quote what it would mis-type.
+    compat: 'yaml-1.1',
+    lineWidth: 0,
+    singleQuote: true,
+    // yaml 2.x mis-writes some block scalars (`' \n'` as `|+`); quoted strings always round-trip.
+    blockQuote: false,
+    indent: 2,
+  });
+  parseManifest(text, 'the serialized manifest');
+  return text;
+}

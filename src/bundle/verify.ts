@@ -1,0 +1,290 @@
+/**
+ * `rye bundle verify` (seed 002, "Verification"): the manifest's signature
+ * first, then every listed file's hash, the inline signatures it claims, and
+ * files that joined the bundle's folders since it was signed.
+ */
+import { join } from 'node:path';
+import { RyeError, isRyeError, type ErrorCode } from '../errors/index.js';
+import {
+  hexDigestsEqual,
+  verifyTextAsync,
+  type TrustSet,
+  type Verdict,
+} from '../integrity/index.js';
+import { SPACE_NAMES, aiDir, type SpaceName, type Spaces } from '../items/index.js';
+import { decodeText, pathExists, readFileCapped } from '../platform/index.js';
+import { bundleRoots, isManifestPath, walkBundle } from './collect.js';
+import { itemTypeOfPath, mapBounded, readDigest, type ProgressFn } from './hash-files.js';
+import { MAX_MANIFEST_BYTES, parseManifest } from './manifest-parse.js';
+import { bundleManifestPath, comparePaths } from './manifest-path.js';
+import type { ManifestEntry } from './types.js';
+
+export interface VerifyBundleInput {
+  readonly spaces: Spaces;
+  readonly bundleId: string;
+  readonly trust: TrustSet;
+  /** Exclude names used to look for unlisted files (the manifest does not record them). */
+  readonly exclude?: readonly string[];
+  /** Called as listed files are checked. */
+  readonly onProgress?: ProgressFn;
+}
+
+/** The manifest's own signature check. */
+export interface ManifestCheck {
+  readonly ok: boolean;
+  readonly verdict: Verdict;
+  readonly code: ErrorCode | null;
+  readonly message: string;
+  readonly fingerprint: string | null;
+  readonly signer: string | null;
+}
+
+export interface BundleFileReport {
+  readonly ok: string[];
+  readonly missing: string[];
+  /** `actual` is null when the path is no longer a regular file (a link, a folder). */
+  readonly tampered: { path: string; expected: string; actual: string | null }[];
+  /** In the bundle's folders but not in the manifest (links and special files too). */
+  readonly unlisted: string[];
+  readonly badSignature: { path: string; code: ErrorCode; message: string }[];
+}
+
+export interface BundleReport {
+  /** True only when the manifest verified and every list but `files.ok` is empty. */
+  readonly ok: boolean;
+  readonly bundleId: string;
+  /** null when the manifest did not verify (its body is not read). */
+  readonly version: string | null;
+  readonly space: SpaceName;
+  readonly manifestPath: string;
+  readonly manifest: ManifestCheck;
+  readonly files: BundleFileReport;
+  readonly counts: Readonly<Record<'listed' | keyof BundleFileReport, number>>;
+}
+
+/**
+ * Verify a bundle found project → user → system. A failed check is a report,
+ * never an exception; when the manifest's signature fails no file is read.
+ *
+ * @throws RyeError BUNDLE_NOT_FOUND, ITEM_ID_INVALID, BUNDLE_MANIFEST_INVALID
+ *   (a hostile or foreign manifest: refused before any listed file is read),
+ *   FILE_UNREADABLE / FILE_TOO_LARGE (I/O).
+ */
+export async function verifyBundle(input: VerifyBundleInput): Promise<BundleReport> {
+  const { spaces, bundleId, trust } = input;
+  const found = await findManifest(spaces, bundleId);
+  const { space, path } = found;
+  const bytes = await readFileCapped(path, MAX_MANIFEST_BYTES);
+  const files: BundleFileReport = {
+    ok: [],
+    missing: [],
+    tampered: [],
+    unlisted: [],
+    badSignature: [],
+  };
+  const report = (manifest: ManifestCheck, version: string | null, listed: number) =>
+    finish({ bundleId, version, space, manifestPath: path, manifest }, files, listed);
+
+  let text: string;
+  try {
+    text = decodeText(bytes, path);
+  } catch (error) {
+    if (!isRyeError(error)) throw error;
+    return report(
+      {
+        ok: false,
+        verdict: 'unreadable',
+        code: error.code,
+        message: error.message,
+        fingerprint: null,
+        signer: null,
+      },
+      null,
+      0,
+    );
+  }
+  const verdict = await verifyTextAsync(text, {
+    itemType: 'tool',
+    extension: '.yaml',
+    trust,
+    path,
+  });
+  const { ok, code, message, fingerprint, signer } = verdict;
+  const check: ManifestCheck = { ok, verdict: verdict.verdict, code, message, fingerprint, signer };
+  if (!verdict.ok) return report(check, null, 0);
+
+  const manifest = parseManifest(text, path);
+  const { includes } = manifest.bundle;
+  assertInScope(path, bundleId, manifest.bundle.id, includes, [...manifest.files.keys()]);
+
+  const base = spaces[space];
+  const entries = [...manifest.files];
+  await mapBounded(
+    entries,
+    ([rel, entry]) => checkFile(base, rel, entry, trust, files),
+    input.onProgress,
+  );
+  const walked = await walkBundle(base, bundleId, includes, input.exclude);
+  for (const rel of [...walked.files.map((f) => f.path), ...walked.strays]) {
+    if (!manifest.files.has(rel)) files.unlisted.push(rel);
+  }
+  return report(check, manifest.bundle.version, entries.length);
+}
+
+function finish(
+  head: Pick<BundleReport, 'bundleId' | 'version' | 'space' | 'manifestPath' | 'manifest'>,
+  files: BundleFileReport,
+  listed: number,
+): BundleReport {
+  // Checks run concurrently: sort every list so a report is deterministic.
+  const byPath = (a: { path: string }, b: { path: string }): number => comparePaths(a.path, b.path);
+  files.ok.sort(comparePaths);
+  files.missing.sort(comparePaths);
+  files.unlisted.sort(comparePaths);
+  files.tampered.sort(byPath);
+  files.badSignature.sort(byPath);
+  const counts = {
+    listed,
+    ok: files.ok.length,
+    missing: files.missing.length,
+    tampered: files.tampered.length,
+    unlisted: files.unlisted.length,
+    badSignature: files.badSignature.length,
+  };
+  const failed = counts.missing + counts.tampered + counts.unlisted + counts.badSignature;
+  return { ok: head.manifest.ok && failed === 0, ...head, files, counts };
+}
+
+/**
+ * Throw when a report is not ok: the manifest's integrity code when its
+ * signature failed, else BUNDLE_VERIFY_FAILED; `details.report` holds the report.
+ */
+export function assertBundleOk(report: BundleReport): void {
+  if (report.ok) return;
+  const { bundleId, manifest, files } = report;
+  if (!manifest.ok) {
+    throw new RyeError(
+      manifest.code ?? 'BUNDLE_VERIFY_FAILED',
+      `Cannot verify bundle ${bundleId}: its manifest did not verify (${manifest.message})`,
+      { report },
+    );
+  }
+  const first =
+    files.tampered[0]?.path ?? files.missing[0] ?? files.badSignature[0]?.path ?? files.unlisted[0];
+  const parts = [
+    [files.tampered.length, 'changed'],
+    [files.missing.length, 'missing'],
+    [files.badSignature.length, 'with a bad inline signature'],
+    [files.unlisted.length, 'not listed'],
+  ] as const;
+  const summary = parts
+    .filter(([n]) => n > 0)
+    .map(([n, what]) => `${n} ${what}`)
+    .join(', ');
+  throw new RyeError(
+    'BUNDLE_VERIFY_FAILED',
+    `Cannot verify bundle ${bundleId}: files ${summary} (first: ${first ?? '?'})`,
+    { report },
+  );
+}
+
+async function findManifest(
+  spaces: Spaces,
+  bundleId: string,
+): Promise<{ space: SpaceName; path: string }> {
+  for (const space of SPACE_NAMES) {
+    const path = bundleManifestPath(aiDir(spaces, space), bundleId);
+    if (await pathExists(path)) return { space, path };
+  }
+  throw new RyeError(
+    'BUNDLE_NOT_FOUND',
+    `Cannot verify bundle ${bundleId}: no manifest in any space`,
+    { bundleId },
+  );
+}
+
+/** A verified manifest may still only speak for its own bundle's files. */
+function assertInScope(
+  source: string,
+  bundleId: string,
+  declared: string,
+  includes: readonly string[],
+  paths: readonly string[],
+): void {
+  const refuse = (why: string): never => {
+    throw new RyeError(
+      'BUNDLE_MANIFEST_INVALID',
+      `Cannot verify bundle ${bundleId}: manifest ${source} ${why}`,
+      { source, bundleId },
+    );
+  };
+  if (declared !== bundleId) refuse(`declares bundle ${declared}`);
+  const roots = bundleRoots(bundleId, includes);
+  const stray = paths.find(
+    (p) => isManifestPath(p) || !roots.some((r) => p === r || p.startsWith(`${r}/`)),
+  );
+  if (stray !== undefined) refuse(`lists ${stray}, outside the bundle's folders`);
+}
+
+async function checkFile(
+  base: string,
+  rel: string,
+  entry: ManifestEntry,
+  trust: TrustSet,
+  files: BundleFileReport,
+): Promise<void> {
+  let read;
+  try {
+    read = await readDigest(join(base, ...rel.split('/')));
+  } catch (error) {
+    const errno = isRyeError(error, 'FILE_UNREADABLE') ? error.details['errno'] : undefined;
+    if (errno === 'ENOENT' || errno === 'ENOTDIR') files.missing.push(rel);
+    else if (errno === null || errno === 'ELOOP')
+      files.tampered.push({ path: rel, expected: entry.sha256, actual: null });
+    else throw error;
+    return;
+  }
+  if (!hexDigestsEqual(read.sha256, entry.sha256)) {
+    files.tampered.push({ path: rel, expected: entry.sha256, actual: read.sha256 });
+    return;
+  }
+  if (entry.inlineSigned) {
+    const failure = await inlineFailure(rel, read.bytes, trust);
+    if (failure !== undefined) {
+      files.badSignature.push({ path: rel, ...failure });
+      return;
+    }
+  }
+  files.ok.push(rel);
+}
+
+async function inlineFailure(
+  rel: string,
+  bytes: Buffer | null,
+  trust: TrustSet,
+): Promise<{ code: ErrorCode; message: string } | undefined> {
+  const itemType = itemTypeOfPath(rel);
+  if (itemType === undefined || bytes === null) {
+    const why = bytes === null ? 'it is larger than any item' : 'it is not an item file';
+    return {
+      code: 'INTEGRITY_UNSIGNED',
+      message: `Cannot verify ${rel}: ${why}, so it cannot carry an inline signature`,
+    };
+  }
+  let text: string;
+  try {
+    text = decodeText(bytes, rel);
+  } catch (error) {
+    if (!isRyeError(error)) throw error;
+    return { code: error.code, message: error.message };
+  }
+  const result = await verifyTextAsync(text, {
+    itemType,
+    extension: rel.slice(rel.lastIndexOf('.')),
+    trust,
+    path: rel,
+  });
+  return result.ok
+    ? undefined
+    : { code: result.code ?? 'INTEGRITY_BAD_SIGNATURE', message: result.message };
+}

@@ -1,0 +1,171 @@
+import { Command } from 'commander';
+import { contextOf, withCommonOptions, type CliIo, type CommonOptions } from '../context.js';
+import { progressBar } from '../progress.js';
+import { emit } from '../report.js';
+import type { Runner } from '../runner.js';
+
+type CreateOptions = CommonOptions & {
+  version: string;
+  entrypoint?: string;
+  description?: string;
+  include: string[];
+  exclude?: string[];
+};
+
+/** `rye bundle create|verify|inspect|list` — the same code as the bundler tool. */
+export function bundleCommand(io: CliIo, run: Runner): Command {
+  const bundle = new Command('bundle').description(
+    'signed bundle manifests: items, plans, lockfiles and app files',
+  );
+  const bundles = () => import('../../bundle/index.js');
+
+  withCommonOptions(bundle.command('create'))
+    .description('hash every file of a bundle and write its signed manifest')
+    .argument('<bundle_id>', 'bundle id, e.g. apps/task-manager')
+    .requiredOption('--version <semver>', 'bundle version (X.Y.Z)')
+    .option(
+      '--entrypoint <type:id>',
+      'item to start from, e.g. directive:apps/task-manager/build_crud_app',
+    )
+    .option('--description <text>', 'one-line description')
+    .option('--include <dir>', 'app folder to include (project-relative); repeatable', collect, [])
+    .option(
+      '--exclude <name>',
+      'folder or file name to leave out (replaces the defaults); repeatable',
+      collect,
+    )
+    .action((bundleId: string, options: CreateOptions) =>
+      run(options, async () => {
+        const ctx = contextOf(options, io);
+        const bar = progressBar(io, 'hashing', !ctx.json);
+        const result = await (
+          await bundles()
+        )
+          .runBundlerAction(
+            ctx.spaces,
+            {
+              action: 'create',
+              bundle_id: bundleId,
+              version: options.version,
+              entrypoint: options.entrypoint,
+              description: options.description,
+              include: options.include,
+              ...(options.exclude === undefined ? {} : { exclude: options.exclude }),
+            },
+            { onProgress: bar.report },
+          )
+          .finally(bar.done);
+        emit(ctx, result, [
+          `Created ${String(result['path'])}: ${String(result['files'])} files, ${String(result['bytes'])} bytes`,
+        ]);
+        return 0;
+      }),
+    );
+
+  withCommonOptions(bundle.command('verify'))
+    .description(
+      'verify a bundle: manifest signature, every file hash, inline signatures, unlisted files',
+    )
+    .argument('<bundle_id>', 'bundle id')
+    .action((bundleId: string, options: CommonOptions) =>
+      run(options, async () => {
+        const ctx = contextOf(options, io);
+        const bar = progressBar(io, 'verifying', !ctx.json);
+        const result = await (
+          await bundles()
+        )
+          .runBundlerAction(
+            ctx.spaces,
+            { action: 'verify', bundle_id: bundleId },
+            { onProgress: bar.report },
+          )
+          .finally(bar.done);
+        emit(ctx, result, reportLines(result));
+        return result.ok ? 0 : 3;
+      }),
+    );
+
+  withCommonOptions(bundle.command('inspect'))
+    .description("show a bundle's manifest and whether its signature verifies")
+    .argument('<bundle_id>', 'bundle id')
+    .action((bundleId: string, options: CommonOptions) =>
+      run(options, async () => {
+        const ctx = contextOf(options, io);
+        const result = await (
+          await bundles()
+        ).runBundlerAction(ctx.spaces, { action: 'inspect', bundle_id: bundleId });
+        const info = result['bundle'] as {
+          id: string;
+          version: string;
+          createdAt: string;
+          description: string;
+        };
+        const sig = result['signature'] as {
+          ok: boolean;
+          verdict: string;
+          fingerprint: string | null;
+          signer: string | null;
+        };
+        const files = result['files'] as { path: string; inline_signed: boolean }[];
+        emit(ctx, result, [
+          `${info.id}@${info.version} (${String(result['space'])} space) created ${info.createdAt}`,
+          `  ${info.description}`,
+          `  signature: ${sig.verdict}${sig.fingerprint === null ? '' : ` ${sig.fingerprint}`}${sig.signer === null ? '' : ` (${sig.signer})`}`,
+          `  files (${files.length}):`,
+          ...files.map((f) => `    ${f.path}${f.inline_signed ? '  [inline-signed]' : ''}`),
+        ]);
+        return 0;
+      }),
+    );
+
+  withCommonOptions(bundle.command('list'))
+    .description('list bundle manifests, project → user → system')
+    .action((options: CommonOptions) =>
+      run(options, async () => {
+        const ctx = contextOf(options, io);
+        const result = await (await bundles()).runBundlerAction(ctx.spaces, { action: 'list' });
+        const rows = result['bundles'] as {
+          bundleId: string;
+          space: string;
+          version?: string;
+          fileCount?: number;
+          error?: { code: string };
+        }[];
+        emit(
+          ctx,
+          result,
+          rows.length === 0
+            ? ['No bundles.']
+            : rows.map(
+                (b) =>
+                  `${b.bundleId.padEnd(40)} ${b.space.padEnd(7)} ${b.error === undefined ? `${b.version ?? '?'} ${String(b.fileCount ?? '?')} files` : `invalid: ${b.error.code}`}`,
+              ),
+        );
+        return 0;
+      }),
+    );
+  return bundle;
+}
+
+function reportLines(result: Record<string, unknown>): string[] {
+  const files = result['files'] as
+    | {
+        ok: string[];
+        missing: string[];
+        tampered: { path: string }[];
+        unlisted: string[];
+        badSignature: { path: string; code: string }[];
+      }
+    | undefined;
+  const lines = [String(result['message'] ?? '')];
+  if (files === undefined) return lines;
+  for (const p of files.missing) lines.push(`  missing    ${p}`);
+  for (const t of files.tampered) lines.push(`  changed    ${t.path}`);
+  for (const p of files.unlisted) lines.push(`  unlisted   ${p}`);
+  for (const b of files.badSignature) lines.push(`  signature  ${b.path} (${b.code})`);
+  return lines;
+}
+
+function collect(value: string, previous: string[] = []): string[] {
+  return [...previous, value];
+}

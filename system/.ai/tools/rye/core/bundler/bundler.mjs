@@ -1,0 +1,33 @@
+// The bundler (seed 002): create, verify, inspect and list signed bundle
+// manifests. It runs the same code as `rye bundle …` — the rye library's
+// runBundlerAction — so the tool and the CLI cannot drift apart.
+import { fail, projectPath, readParams, respond } from '@rye/runtime';
+import { runBundlerAction } from '@rye/core';
+
+export const __version__ = '1.0.0';
+export const __tool_type__ = 'javascript';
+export const __executor_id__ = 'rye/core/runtimes/node_runtime';
+export const __category__ = 'rye/core/bundler';
+export const __tool_description__ = 'Create, verify, inspect and list signed bundle manifests';
+export const CONFIG_SCHEMA = {
+  type: 'object',
+  properties: {
+    action: { type: 'string', enum: ['create', 'verify', 'inspect', 'list'] },
+    bundle_id: { type: 'string' },
+    version: { type: 'string' },
+    entrypoint: { type: 'string', description: 'item_type:item_id, e.g. directive:apps/task-manager/build_crud_app' },
+    description: { type: 'string' },
+    include: { type: 'array', items: { type: 'string' } },
+    exclude: { type: 'array', items: { type: 'string' } },
+  },
+  required: ['action'],
+  additionalProperties: false,
+};
+
+try {
+  const result = await runBundlerAction(projectPath() ?? process.cwd(), readParams());
+  if (result.ok === false) fail(result.message ?? 'bundle check failed', result);
+  else respond({ success: true, ...result });
+} catch (error) {
+  fail(error instanceof Error ? error.message : String(error), { code: error?.code ?? null });
+}
