@@ -1,8 +1,9 @@
 #!/usr/bin/env node
 // `npm run bench`: every benchmark, one JSON object per line on stdout:
 // {"name": ..., "value": ..., "unit": ...}. Run after `npm run build`.
+import { run as bundle } from '../bench/bundle.mjs';
 import { run as executor } from '../bench/executor.mjs';
 import { run as integrity } from '../bench/integrity.mjs';
 import { run as lockfile } from '../bench/lockfile.mjs';
 
-for (const suite of [integrity, executor, lockfile]) await suite();
+for (const suite of [integrity, executor, lockfile, bundle]) await suite();

@@ -14,7 +14,13 @@ import {
 import { SPACE_NAMES, aiDir, type SpaceName, type Spaces } from '../items/index.js';
 import { decodeText, pathExists, readFileCapped } from '../platform/index.js';
 import { bundleRoots, isManifestPath, walkBundle } from './collect.js';
-import { itemTypeOfPath, mapBounded, readDigest, type ProgressFn } from './hash-files.js';
+import {
+  itemTypeOfPath,
+  mapBounded,
+  readDigest,
+  readDigestSync,
+  type ProgressFn,
+} from './hash-files.js';
 import { MAX_MANIFEST_BYTES, parseManifest } from './manifest-parse.js';
 import { bundleManifestPath, comparePaths } from './manifest-path.js';
 import type { ManifestEntry } from './types.js';
@@ -235,7 +241,8 @@ async function checkFile(
 ): Promise<void> {
   let read;
   try {
-    read = await readDigest(join(base, ...rel.split('/')));
+    const absolute = join(base, ...rel.split('/'));
+    read = readDigestSync(absolute) ?? (await readDigest(absolute));
   } catch (error) {
     const errno = isRyeError(error, 'FILE_UNREADABLE') ? error.details['errno'] : undefined;
     if (errno === 'ENOENT' || errno === 'ENOTDIR') files.missing.push(rel);

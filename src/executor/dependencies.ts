@@ -41,6 +41,8 @@ export interface DependencyInput {
   readonly lock: LockInUse | null;
   readonly trust: TrustSet;
   readonly cache: VerifiedFileCache;
+  /** Accepts unsigned files listed (with this hash) by a verified bundle manifest. */
+  readonly manifestCovers?: (absolutePath: string, rawSha256: string) => boolean;
 }
 
 /**
@@ -72,7 +74,13 @@ export async function checkDependencies(input: DependencyInput): Promise<Depende
       files.push(...hashed.files);
       fastPath = true;
     } else {
-      const report = await verifyDependencies({ base, config, trust, cache });
+      const report = await verifyDependencies({
+        base,
+        config,
+        trust,
+        cache,
+        ...(input.manifestCovers === undefined ? {} : { manifestCovers: input.manifestCovers }),
+      });
       pins = pinsOf(base, config, report.files);
       if (lock !== null) checkPinned(input, lock, pins, base);
       files.push(...report.files);

@@ -96,7 +96,7 @@ export async function execute(options: ExecuteOptions): Promise<ExecuteResult> {
   const cache = options.cache ?? defaultCache;
 
   // 1–6. Lockfile, chain, anchor, dependencies: everything checked before a spawn.
-  const { lock, chain, anchor, vars, deps } = await prepareRun(spaces, toolId, {
+  const { lock, chain, anchor, vars, deps, bundleFiles } = await prepareRun(spaces, toolId, {
     trust,
     cache,
     lock: { mode: 'find', frozen },
@@ -141,7 +141,12 @@ export async function execute(options: ExecuteOptions): Promise<ExecuteResult> {
   if (options.dryRun === true) return finish('success', null, { plan });
 
   // 11. Run; 12. pin the chain after a first successful run.
-  const outcome = await runPrimitive(run, deps.files, applied ? vars.anchor_path : null, toolId);
+  const outcome = await runPrimitive(
+    run,
+    [...bundleFiles, ...deps.files],
+    applied ? vars.anchor_path : null,
+    toolId,
+  );
   if (outcome.status === 'success' && lock === null && !frozen)
     lockMetadata = await pin(spaces, chain, deps.pins);
   return finish(

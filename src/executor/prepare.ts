@@ -1,3 +1,5 @@
+import { join } from 'node:path';
+import { findBundlesFor, VerifiedManifestCache } from '../bundle/index.js';
 import { RyeError } from '../errors/index.js';
 import { bodyWithoutSignature, type TrustSet } from '../integrity/index.js';
 import { extractMetadata, resolveItem, type Spaces } from '../items/index.js';
@@ -32,6 +34,12 @@ export interface PreparedRun {
   readonly anchor: AnchorConfig | null;
   readonly vars: TemplateVars;
   readonly deps: DependencyCheck;
+  /**
+   * Files listed by the verified manifests of the bundles the tool belongs to
+   * (absolute path → raw SHA-256): handed to the run so runtime loaders can
+   * authenticate app files lazily and refuse unlisted ones.
+   */
+  readonly bundleFiles: readonly { readonly absolutePath: string; readonly rawSha256: string }[];
 }
 
 /**
@@ -76,6 +84,8 @@ export async function prepareRun(
   // The runtime library is verified whenever the run can load from it: on the
   // anchor's paths, or named in the primitive's config (node_runtime's --import).
   const libUsed = applied || JSON.stringify(mergeChainConfig(chain)).includes('{runtime_lib}');
+  const bundleFiles = await bundleFilesFor(spaces, tool.path, trust);
+  const listed = new Map(bundleFiles.map((f) => [f.absolutePath, f.rawSha256]));
   const deps = await checkDependencies({
     toolId,
     toolPath: tool.path,
@@ -86,8 +96,11 @@ export async function prepareRun(
     lock,
     trust,
     cache,
+    ...(listed.size === 0
+      ? {}
+      : { manifestCovers: (path: string, sha: string) => listed.get(path) === sha }),
   });
-  return { lock, chain, anchor: applied ? anchorConfig : null, vars, deps };
+  return { lock, chain, anchor: applied ? anchorConfig : null, vars, deps, bundleFiles };
 }
 
 async function lockFor(
@@ -113,4 +126,29 @@ export async function rootVersion(spaces: Spaces, toolId: string): Promise<strin
   );
   const version = metadata.kind === 'tool' ? metadata.fields.version : undefined;
   return typeof version === 'string' ? version : '0.0.0';
+}
+
+const manifestCache = new VerifiedManifestCache();
+
+/**
+ * The entries of every verified bundle manifest covering the tool (its
+ * manifest verified once, cached by real path and content hash). Manifests
+ * that fail verification cover nothing.
+ */
+async function bundleFilesFor(
+  spaces: Spaces,
+  toolPath: string,
+  trust: TrustSet,
+): Promise<{ absolutePath: string; rawSha256: string }[]> {
+  const { covering } = await findBundlesFor(spaces, toolPath, { trust, cache: manifestCache });
+  const out: { absolutePath: string; rawSha256: string }[] = [];
+  for (const { verified } of covering) {
+    for (const [rel, entry] of verified.manifest.files) {
+      out.push({
+        absolutePath: join(verified.baseDir, ...rel.split('/')),
+        rawSha256: entry.sha256,
+      });
+    }
+  }
+  return out;
 }

@@ -44,6 +44,13 @@ export interface VerifyDepsInput {
   readonly config: VerifyDepsConfig;
   readonly trust: TrustSet;
   readonly cache: VerifiedFileCache;
+  /**
+   * Files that carry no signature (or cannot: `.jsx`, `.css`…) are accepted when
+   * a verified bundle manifest lists them with this raw SHA-256 (seed 002: inline
+   * signature OR manifest entry). A file whose signature is present but fails is
+   * never rescued.
+   */
+  readonly manifestCovers?: (absolutePath: string, rawSha256: string) => boolean;
 }
 
 /**
@@ -104,7 +111,7 @@ export async function verifyDependencies(input: VerifyDepsInput): Promise<DepsRe
       files.push(check.file(check.cached ?? ''));
       return;
     }
-    files.push(check.file(settle(check, verdict, base, trust, cache)));
+    files.push(check.file(settle(check, verdict, base, input)));
     verified += 1;
   });
   return {
@@ -162,6 +169,7 @@ interface PreparedCheck {
   readonly cached: string | undefined;
   /** The decoded text on a miss ('' on a hit: nothing decoded twice). */
   readonly text: string;
+  readonly rawSha256: string;
   readonly file: (contentHash: string) => VerifiedDependency;
 }
 
@@ -209,7 +217,7 @@ function prepare(
   });
   const cached = cache.lookup(key, trust);
   const text = cached === undefined ? guard(() => decodeText(bytes, c.abs)) : '';
-  return { candidate: c, key, cached, text, file };
+  return { candidate: c, key, cached, text, rawSha256, file };
 }
 
 /** The content hash of a verified file (remembered in the cache), or the refusal naming it. */
@@ -217,10 +225,15 @@ function settle(
   check: PreparedCheck,
   result: VerifyResult,
   base: string,
-  trust: TrustSet,
-  cache: VerifiedFileCache,
+  input: VerifyDepsInput,
 ): string {
+  const { trust, cache } = input;
   const c = check.candidate;
+  const unsignable =
+    result.code === 'INTEGRITY_UNSIGNED' || result.code === 'ITEM_UNSUPPORTED_EXTENSION';
+  if (!result.ok && unsignable && input.manifestCovers?.(c.abs, check.rawSha256) === true) {
+    return check.rawSha256;
+  }
   if (!result.ok || result.contentHash === null || result.fingerprint === null) {
     const prefix = `Cannot verify ${c.abs}: `;
     const why = result.message.startsWith(prefix)
