@@ -3,6 +3,7 @@
  * first, then every listed file's hash, the inline signatures it claims, and
  * files that joined the bundle's folders since it was signed.
  */
+import { realpathSync } from 'node:fs';
 import { join } from 'node:path';
 import { RyeError, isRyeError, type ErrorCode } from '../errors/index.js';
 import {
@@ -123,7 +124,8 @@ export async function verifyBundle(input: VerifyBundleInput): Promise<BundleRepo
   const { includes } = manifest.bundle;
   assertInScope(path, bundleId, manifest.bundle.id, includes, [...manifest.files.keys()]);
 
-  const base = spaces[space];
+  // Real path of the base: a listed path must resolve inside it without passing a link.
+  const base = realpathSync(spaces[space]);
   const entries = [...manifest.files];
   await mapBounded(
     entries,
@@ -242,6 +244,12 @@ async function checkFile(
   let read;
   try {
     const absolute = join(base, ...rel.split('/'));
+    if (throughLink(absolute)) {
+      // A folder on the way was swapped for a link: the path no longer names a
+      // file of this bundle, whatever its bytes are.
+      files.tampered.push({ path: rel, expected: entry.sha256, actual: null });
+      return;
+    }
     read = readDigestSync(absolute) ?? (await readDigest(absolute));
   } catch (error) {
     const errno = isRyeError(error, 'FILE_UNREADABLE') ? error.details['errno'] : undefined;
@@ -294,4 +302,13 @@ async function inlineFailure(
   return result.ok
     ? undefined
     : { code: result.code ?? 'INTEGRITY_BAD_SIGNATURE', message: result.message };
+}
+
+/** True when resolving `absolute` passes through a symbolic link (its real path differs). */
+function throughLink(absolute: string): boolean {
+  try {
+    return realpathSync(absolute) !== absolute;
+  } catch {
+    return false; // missing: reported by the read
+  }
 }

@@ -304,3 +304,21 @@ describe('bundle refusals', () => {
     expect(error.message).toContain('.ai/tools/rye/core/other.py');
   });
 });
+
+describe('verifyBundle() and links on the way', () => {
+  it('reports a listed file reached through a folder swapped for a link as tampered', async () => {
+    const { mkdirSync, renameSync, cpSync } = await import('node:fs');
+    const f = await bundled();
+    const components = join(f.spaces.project, 'task-manager/client/src/components');
+    const outside = join(f.spaces.root, 'outside-components');
+    mkdirSync(outside, { recursive: true });
+    cpSync(components, outside, { recursive: true });
+    renameSync(components, `${components}.moved`);
+    symlinkSync(outside, components);
+    const report = await verify(f);
+    expect(report.ok).toBe(false);
+    expect(report.files.tampered.map((t) => t.path)).toContain(
+      'task-manager/client/src/components/TaskList.jsx',
+    );
+  });
+});
