@@ -4,7 +4,14 @@ import { progressBar } from '../../src/cli/progress.js';
 
 function io(tty: boolean): CliIo & { err: string[] } {
   const err: string[] = [];
-  return { err, stdout: () => undefined, stderr: (t) => err.push(t), env: {}, cwd: '/', stderrIsTTY: tty };
+  return {
+    err,
+    stdout: () => undefined,
+    stderr: (t) => err.push(t),
+    env: {},
+    cwd: '/',
+    stderrIsTTY: tty,
+  };
 }
 
 describe('progressBar()', () => {
