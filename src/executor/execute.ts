@@ -96,11 +96,15 @@ export async function execute(options: ExecuteOptions): Promise<ExecuteResult> {
   const cache = options.cache ?? defaultCache;
 
   // 1–6. Lockfile, chain, anchor, dependencies: everything checked before a spawn.
-  const { lock, chain, anchor, vars, deps, bundleFiles } = await prepareRun(spaces, toolId, {
-    trust,
-    cache,
-    lock: { mode: 'find', frozen },
-  });
+  const { lock, chain, anchor, vars, deps, bundleFiles, bundleRoots } = await prepareRun(
+    spaces,
+    toolId,
+    {
+      trust,
+      cache,
+      lock: { mode: 'find', frozen },
+    },
+  );
   const applied = anchor !== null;
 
   // 7–10. Environment, anchor paths and cwd, params, the primitive's request.
@@ -141,12 +145,12 @@ export async function execute(options: ExecuteOptions): Promise<ExecuteResult> {
   if (options.dryRun === true) return finish('success', null, { plan });
 
   // 11. Run; 12. pin the chain after a first successful run.
-  const outcome = await runPrimitive(
-    run,
-    [...bundleFiles, ...deps.files],
-    applied ? vars.anchor_path : null,
+  const outcome = await runPrimitive(run, {
+    files: [...bundleFiles, ...deps.files],
+    roots: bundleRoots,
+    anchorPath: applied ? vars.anchor_path : null,
     toolId,
-  );
+  });
   if (outcome.status === 'success' && lock === null && !frozen)
     lockMetadata = await pin(spaces, chain, deps.pins);
   return finish(
@@ -185,10 +189,14 @@ interface Outcome {
 
 async function runPrimitive(
   run: PrimitiveRequest,
-  files: readonly { absolutePath: string; rawSha256: string }[],
-  anchorPath: string | null,
-  toolId: string,
+  verified: {
+    readonly files: readonly { absolutePath: string; rawSha256: string }[];
+    readonly roots: readonly string[];
+    readonly anchorPath: string | null;
+    readonly toolId: string;
+  },
 ): Promise<Outcome> {
+  const { files, roots, anchorPath, toolId } = verified;
   if (run.kind === 'http') {
     try {
       const response = await runHttpRequest(run.request);
@@ -211,6 +219,7 @@ async function runPrimitive(
       ...run.request.env,
       RYE_VERIFIED_MANIFEST: manifest,
       RYE_LIBRARY_URL: libraryUrl(),
+      ...(roots.length === 0 ? {} : { RYE_VERIFIED_ROOTS: JSON.stringify(roots) }),
       ...(anchorPath === null ? {} : { RYE_ANCHOR_PATH: anchorPath }),
     };
     const result = await runSubprocess({ ...run.request, env });

@@ -40,6 +40,8 @@ export interface PreparedRun {
    * authenticate app files lazily and refuse unlisted ones.
    */
   readonly bundleFiles: readonly { readonly absolutePath: string; readonly rawSha256: string }[];
+  /** Those bundles' declared app folders (real paths): runtime loaders refuse unlisted files there. */
+  readonly bundleRoots: readonly string[];
 }
 
 /**
@@ -84,7 +86,7 @@ export async function prepareRun(
   // The runtime library is verified whenever the run can load from it: on the
   // anchor's paths, or named in the primitive's config (node_runtime's --import).
   const libUsed = applied || JSON.stringify(mergeChainConfig(chain)).includes('{runtime_lib}');
-  const bundleFiles = await bundleFilesFor(spaces, tool.path, trust);
+  const { files: bundleFiles, roots: bundleRoots } = await bundleFilesFor(spaces, tool.path, trust);
   const listed = new Map(bundleFiles.map((f) => [f.absolutePath, f.rawSha256]));
   const deps = await checkDependencies({
     toolId,
@@ -100,7 +102,15 @@ export async function prepareRun(
       ? {}
       : { manifestCovers: (path: string, sha: string) => listed.get(path) === sha }),
   });
-  return { lock, chain, anchor: applied ? anchorConfig : null, vars, deps, bundleFiles };
+  return {
+    lock,
+    chain,
+    anchor: applied ? anchorConfig : null,
+    vars,
+    deps,
+    bundleFiles,
+    bundleRoots,
+  };
 }
 
 async function lockFor(
@@ -139,16 +149,19 @@ async function bundleFilesFor(
   spaces: Spaces,
   toolPath: string,
   trust: TrustSet,
-): Promise<{ absolutePath: string; rawSha256: string }[]> {
+): Promise<{ files: { absolutePath: string; rawSha256: string }[]; roots: string[] }> {
   const { covering } = await findBundlesFor(spaces, toolPath, { trust, cache: manifestCache });
-  const out: { absolutePath: string; rawSha256: string }[] = [];
+  const files: { absolutePath: string; rawSha256: string }[] = [];
+  const roots = new Set<string>();
   for (const { verified } of covering) {
     for (const [rel, entry] of verified.manifest.files) {
-      out.push({
+      files.push({
         absolutePath: join(verified.baseDir, ...rel.split('/')),
         rawSha256: entry.sha256,
       });
     }
+    for (const folder of verified.manifest.bundle.includes)
+      roots.add(join(verified.baseDir, ...folder.split('/')));
   }
-  return out;
+  return { files, roots: [...roots] };
 }

@@ -87,3 +87,55 @@ describe('execute() with a bundle manifest', () => {
     expect((await refusal(run(p))).code).toBe('INTEGRITY_UNSIGNED');
   });
 });
+
+describe('node tools loading bundle app files', () => {
+  async function appProject(): Promise<ExecProject> {
+    const p = await makeExecProject();
+    p.write(
+      '.ai/tools/apps/board/render.mjs',
+      `export const __version__ = '1.0.0';
+export const __tool_type__ = 'javascript';
+export const __executor_id__ = 'rye/core/runtimes/node_runtime';
+export const __category__ = 'apps/board';
+export const __tool_description__ = 'render the board';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { projectPath, readParams, respond } from '@rye/runtime';
+const { module } = readParams();
+const lib = await import(pathToFileURL(join(projectPath(), 'board-app', module)).href);
+respond({ html: lib.render() });
+`,
+    );
+    p.write('board-app/view.mjs', "export const render = () => '<ul></ul>';\n");
+    p.write('board-app/node_modules/dep/index.mjs', 'export const x = 1;\n');
+    await p.sign('tool', 'apps/board/render');
+    await createBundle({
+      spaces: p.spaces,
+      bundleId: 'apps/board',
+      version: '1.0.0',
+      includes: ['board-app'],
+      signer: await readSigner(keyDir(p.spaces)),
+    });
+    return p;
+  }
+  const render = (p: ExecProject, module: string) =>
+    execute({ spaces: p.spaces, toolId: 'apps/board/render', params: { module }, env: p.env });
+
+  it('loads an app module the verified manifest lists', async () => {
+    const p = await appProject();
+    const result = await render(p, 'view.mjs');
+    expect(result.status, JSON.stringify(result)).toBe('success');
+    expect(result.data).toEqual({ html: '<ul></ul>' });
+  });
+
+  it('refuses an app module changed after the bundle was signed, and one never listed', async () => {
+    const p = await appProject();
+    writeFileSync(join(p.project, 'board-app/view.mjs'), "export const render = () => 'pwned';\n");
+    const changed = await render(p, 'view.mjs');
+    expect(changed.status).toBe('error');
+    expect(JSON.stringify(changed.data)).toContain('its content differs from the bundle manifest');
+    p.write('board-app/extra.mjs', "export const render = () => 'extra';\n");
+    const unlisted = await render(p, 'extra.mjs');
+    expect(JSON.stringify(unlisted.data)).toContain('it is not listed in the bundle manifest');
+  });
+});

@@ -14,7 +14,12 @@ if (typeof nodeModule.register !== 'function') {
 // tools may `import … from '@rye/core'` to use it (the bundler tool does).
 nodeModule.register('./hooks.mjs', {
   parentURL: import.meta.url,
-  data: { libraryUrl: process.env.RYE_LIBRARY_URL ?? null },
+  data: {
+    libraryUrl: process.env.RYE_LIBRARY_URL ?? null,
+    // Bundle app folders whose modules must match the verified manifest (see hooks.mjs).
+    verifiedRoots: process.env.RYE_VERIFIED_ROOTS ?? null,
+    verifiedManifest: process.env.RYE_VERIFIED_MANIFEST ?? null,
+  },
 });
 
 // On Node 20, register() hooks do not see require(). A .ts tool outside a
