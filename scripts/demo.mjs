@@ -136,7 +136,17 @@ print(json.dumps({"success": True, "message": fmt.banner(params["name"])}))
   step('6. Edit a sibling module: the run is refused before anything is spawned (exit 3)');
   appendFileSync(join(project, '.ai/tools/demo/report/format.py'), 'import os\n');
   rye(['execute', 'tool', 'demo/report/main', '--params', '{"name": "world"}'], 3);
-  console.log('\nDemo finished: the tampered tool and the tampered sibling were refused.');
+  step('7. The first successful run pinned the chain in a signed lockfile');
+  rye(['lock', 'list']);
+  step('8. Bundle the tool with an app folder under one signed manifest, then tamper with the app');
+  rye(['sign', 'tool', 'demo/report/format']);
+  write('report-app/index.html', '<h1>Report</h1>\n');
+  write('report-app/logo.svg', '<svg xmlns="http://www.w3.org/2000/svg"/>\n');
+  rye(['bundle', 'create', 'demo/report', '--version', '1.0.0', '--include', 'report-app']);
+  rye(['bundle', 'verify', 'demo/report']);
+  appendFileSync(join(project, 'report-app/index.html'), '<script src="https://evil.example/x.js"></script>\n');
+  rye(['bundle', 'verify', 'demo/report'], 3);
+  console.log('\nDemo finished: every tampered file was refused.');
 } finally {
   rmSync(root, { recursive: true, force: true });
 }

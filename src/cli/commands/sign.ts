@@ -93,6 +93,9 @@ export function signCommand(io: CliIo, run: Runner): Command {
             ...(trustedAt === null
               ? []
               : [`Trusted your key ${signer.fingerprint} in user space: ${trustedAt}`]),
+            ...stale.map(
+              (l) => `stale   ${l.path} pins ${l.pins}: run \`rye lock update ${l.toolId}\``,
+            ),
             `Signed ${signed.length}, failed ${failed.length} (key ${signer.fingerprint})`,
           ],
         );
