@@ -144,7 +144,10 @@ print(json.dumps({"success": True, "message": fmt.banner(params["name"])}))
   write('report-app/logo.svg', '<svg xmlns="http://www.w3.org/2000/svg"/>\n');
   rye(['bundle', 'create', 'demo/report', '--version', '1.0.0', '--include', 'report-app']);
   rye(['bundle', 'verify', 'demo/report']);
-  appendFileSync(join(project, 'report-app/index.html'), '<script src="https://evil.example/x.js"></script>\n');
+  appendFileSync(
+    join(project, 'report-app/index.html'),
+    '<script src="https://evil.example/x.js"></script>\n',
+  );
   rye(['bundle', 'verify', 'demo/report'], 3);
   console.log('\nDemo finished: every tampered file was refused.');
 } finally {

@@ -3,10 +3,11 @@
  * come from a registry or a pulled archive, so everything is checked before a
  * caller can open or write any path the manifest names.
  */
-import { isAlias, isMap, isScalar, LineCounter, parseDocument, visit } from 'yaml';
+import { isAlias, isMap, isScalar, LineCounter, parseDocument, visit, type Document } from 'yaml';
 import { RyeError } from '../errors/index.js';
 import { ITEM_TYPES, parseItemId, type ItemType } from '../items/index.js';
 import { isSemver } from '../items/semver.js';
+import { tryParseFilesFast } from './manifest-fast.js';
 import { comparePaths, manifestPathProblem } from './manifest-path.js';
 import type { BundleInfo, BundleManifest, ManifestEntry } from './types.js';
 
@@ -41,26 +42,107 @@ class Issues {
  * @throws RyeError BUNDLE_MANIFEST_INVALID with `details: {source, issues, issueCount}`.
  */
 export function parseManifest(text: string, source: string): BundleManifest {
+  return parseManifestWith(text, source);
+}
+
+export interface ParseManifestOptions {
+  /** Try the strict fast path for `files` first (default true); false: full YAML only. */
+  readonly fast?: boolean;
+  /** Told which path read the text (tests use it). */
+  readonly onPath?: (path: 'fast' | 'full') => void;
+}
+
+/**
+ * {@link parseManifest} with options. Accepts and refuses exactly what
+ * parseManifest does, with the same issues: the fast path only ever reads the
+ * canonical layout, and anything it is unsure of goes to the full parser.
+ */
+export function parseManifestWith(
+  text: string,
+  source: string,
+  options: ParseManifestOptions = {},
+): BundleManifest {
   const issues = new Issues();
   const bytes = text.length > MAX_MANIFEST_BYTES ? text.length : Buffer.byteLength(text, 'utf8');
   if (bytes > MAX_MANIFEST_BYTES) {
     issues.add(`it is at least ${bytes} bytes, over the cap of ${MAX_MANIFEST_BYTES}`);
     return refuse(source, issues);
   }
-  const root = readYaml(text, issues);
+  const fast = options.fast === false ? undefined : readFast(text);
+  options.onPath?.(fast === undefined ? 'full' : 'fast');
+  const root = fast === undefined ? readYaml(text, issues) : fast.root;
   if (issues.count > 0) return refuse(source, issues);
   if (!(root instanceof Map)) {
     issues.add('the top level must be a map with "bundle" and "files"');
     return refuse(source, issues);
   }
   const bundle = bundleOf(root.get('bundle'), issues);
-  const files = filesOf(root.get('files'), issues);
+  const files = filesOf(fast === undefined ? root.get('files') : fast.files, issues);
   if (issues.count > 0) return refuse(source, issues);
   return { bundle, files };
 }
 
+/**
+ * The fast path: `files` read by hand, the header (text before `files:`) with
+ * YAML as `header + "files:\n"` — the same bytes as the full text up to the
+ * `files:` line. Used only when that header parses without any issue, as a
+ * block map whose last key is that very `files:` line with no value: then the
+ * full parse reads the header identically and `files` as the groups read here.
+ * Otherwise undefined: the caller parses the whole text (and its refusals).
+ */
+function readFast(
+  text: string,
+): { root: Map<unknown, unknown>; files: Map<string, Map<string, unknown>> } | undefined {
+  const split = tryParseFilesFast(text);
+  if (split === undefined) return undefined;
+  const { header } = split;
+  // Directives (`%YAML 1.1`) could change how the files section is typed.
+  if (/^%/m.test(header)) return undefined;
+  const headerText = `${header}files:\n`;
+  const issues = new Issues();
+  const doc = readYamlDocument(headerText, issues);
+  if (doc === undefined || issues.count > 0) return undefined;
+  const contents = doc.contents;
+  if (!isMap(contents) || contents.flow === true) return undefined;
+  const last = contents.items[contents.items.length - 1];
+  if (last === undefined || !isScalar(last.key) || last.key.value !== 'files') return undefined;
+  if (last.key.range?.[0] !== header.length || last.key.type !== 'PLAIN') return undefined;
+  if (!(last.value === null || (isScalar(last.value) && last.value.value === null)))
+    return undefined;
+  let root: unknown;
+  try {
+    root = doc.toJS({ mapAsMap: true, maxAliasCount: 0 });
+  } catch {
+    return undefined;
+  }
+  if (!(root instanceof Map) || root.get('files') !== null) return undefined;
+  // The shape filesOf reads from YAML, so both paths share every check and message.
+  const files = new Map<string, Map<string, unknown>>();
+  for (const [path, entry] of split.files)
+    files.set(
+      path,
+      new Map<string, unknown>([
+        ['sha256', entry.sha256],
+        ['inline_signed', entry.inlineSigned],
+      ]),
+    );
+  return { root, files };
+}
+
 /** YAML → JS (maps as `Map`, so no key is coerced to a string), structure checked first. */
 function readYaml(text: string, issues: Issues): unknown {
+  const doc = readYamlDocument(text, issues);
+  if (doc === undefined || issues.count > 0) return undefined;
+  try {
+    return doc.toJS({ mapAsMap: true, maxAliasCount: 0 });
+  } catch (error) {
+    issues.add(`the YAML cannot be read: ${messageOf(error)}`);
+    return undefined;
+  }
+}
+
+/** The parsed document, its errors, anchors, aliases, tags and duplicate keys recorded as issues. */
+function readYamlDocument(text: string, issues: Issues): Document.Parsed | undefined {
   const lines = new LineCounter();
   const at = (node: { range?: unknown }): string => {
     const pos = lines.linePos(Array.isArray(node.range) ? Number(node.range[0]) : 0);
@@ -94,8 +176,7 @@ function readYaml(text: string, issues: Issues): unknown {
         }
       },
     });
-    if (issues.count > 0) return undefined;
-    return doc.toJS({ mapAsMap: true, maxAliasCount: 0 });
+    return doc;
   } catch (error) {
     // Deep nesting can exhaust the stack; treat any parser failure as hostile input.
     issues.add(`the YAML cannot be read: ${messageOf(error)}`);

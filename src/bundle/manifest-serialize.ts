@@ -3,9 +3,22 @@
  * key order, files sorted by path, always the map form of `files`.
  */
 import { stringify } from 'yaml';
+import { writeFilesFast } from './manifest-fast.js';
 import { comparePaths } from './manifest-path.js';
 import { parseManifest } from './manifest-parse.js';
-import type { BundleManifest } from './types.js';
+import type { BundleManifest, ManifestEntry } from './types.js';
+
+/** The `yaml` options of the one stable form. */
+const STRINGIFY_OPTIONS = {
+  schema: 'core',
+  // Python reads manifests with PyYAML (YAML 1.1): quote what it would mis-type.
+  compat: 'yaml-1.1',
+  lineWidth: 0,
+  singleQuote: true,
+  // yaml 2.x mis-writes some block scalars (`' \n'` as `|+`); quoted strings always round-trip.
+  blockQuote: false,
+  indent: 2,
+} as const;
 
 /**
  * The manifest body WITHOUT a signature line (signing adds the `#` line).
@@ -23,39 +36,48 @@ import type { BundleManifest } from './types.js';
  *   parseManifest enforces (bad path, hash, id, version…).
  */
 export function serializeManifest(manifest: BundleManifest): string {
+  return serializeManifestWith(manifest);
+}
+
+/**
+ * {@link serializeManifest}; `fast: false` writes `files` with `yaml` too
+ * (same bytes, tests compare). By default the `files` section is written by
+ * hand when every path and hash fits the fast layout (see `manifest-fast.ts`)
+ * — the exact bytes `yaml` writes for it — and with `yaml` otherwise.
+ */
+export function serializeManifestWith(
+  manifest: BundleManifest,
+  options: { readonly fast?: boolean } = {},
+): string {
   const { bundle } = manifest;
-  // A Map keeps insertion order for every key (a plain object would move
-  // integer-like paths first and treat `__proto__` specially).
-  const files = new Map<string, { sha256: string; inline_signed: boolean }>();
+  const rows: [string, ManifestEntry][] = [];
   for (const path of [...manifest.files.keys()].sort(comparePaths)) {
     const entry = manifest.files.get(path);
-    if (entry !== undefined)
-      files.set(path, { sha256: entry.sha256, inline_signed: entry.inlineSigned });
+    if (entry !== undefined) rows.push([path, entry]);
   }
-  const body = {
-    bundle: {
-      id: bundle.id,
-      version: bundle.version,
-      created_at: bundle.createdAt,
-      entrypoint:
-        bundle.entrypoint === null
-          ? null
-          : { item_type: bundle.entrypoint.itemType, item_id: bundle.entrypoint.itemId },
-      description: bundle.description,
-      includes: [...bundle.includes],
-    },
-    files,
+  const bundleBody = {
+    id: bundle.id,
+    version: bundle.version,
+    created_at: bundle.createdAt,
+    entrypoint:
+      bundle.entrypoint === null
+        ? null
+        : { item_type: bundle.entrypoint.itemType, item_id: bundle.entrypoint.itemId },
+    description: bundle.description,
+    includes: [...bundle.includes],
   };
-  const text = stringify(body, {
-    schema: 'core',
-    // Python reads manifests with PyYAML (YAML 1.1): quote what it would mis-type.
-    compat: 'yaml-1.1',
-    lineWidth: 0,
-    singleQuote: true,
-    // yaml 2.x mis-writes some block scalars (`' \n'` as `|+`); quoted strings always round-trip.
-    blockQuote: false,
-    indent: 2,
-  });
+  const fastFiles = options.fast === false ? undefined : writeFilesFast(rows);
+  let text: string;
+  if (fastFiles !== undefined) {
+    text = stringify({ bundle: bundleBody }, STRINGIFY_OPTIONS) + fastFiles;
+  } else {
+    // A Map keeps insertion order for every key (a plain object would move
+    // integer-like paths first and treat `__proto__` specially).
+    const files = new Map<string, { sha256: string; inline_signed: boolean }>();
+    for (const [path, entry] of rows)
+      files.set(path, { sha256: entry.sha256, inline_signed: entry.inlineSigned });
+    text = stringify({ bundle: bundleBody, files }, STRINGIFY_OPTIONS);
+  }
   parseManifest(text, 'the serialized manifest');
   return text;
 }
