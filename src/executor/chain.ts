@@ -8,7 +8,7 @@ import {
   type Spaces,
 } from '../items/index.js';
 import { bodyWithoutSignature } from '../integrity/index.js';
-import { readTextFile } from '../platform/index.js';
+import { readTextFileSync } from '../platform/index.js';
 import { parseEnvConfig } from './env-config.js';
 import { parseAnchorConfig, parseVerifyDepsConfig } from './runtime-config.js';
 import type { ChainElement } from './types.js';
@@ -116,7 +116,7 @@ async function readElement(
   item: ResolvedItem,
   trust: TrustSet,
 ): Promise<{ element: ChainElement; verification: VerifyResult }> {
-  const text = await readTextFile(item.path);
+  const text = readTextFileSync(item.path);
   const verification = verifyText(text, {
     itemType: 'tool',
     extension: item.extension,

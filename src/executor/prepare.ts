@@ -4,7 +4,7 @@ import { RyeError } from '../errors/index.js';
 import { bodyWithoutSignature, type TrustSet } from '../integrity/index.js';
 import { extractMetadata, resolveItem, type Spaces } from '../items/index.js';
 import type { FoundLockfile } from '../lockfile/index.js';
-import { readTextFile } from '../platform/index.js';
+import { readTextFileSync } from '../platform/index.js';
 import {
   anchorApplies,
   anchorContext,
@@ -127,7 +127,7 @@ async function lockFor(
 /** The root tool's declared version (read before verification: only to name its lockfile). */
 export async function rootVersion(spaces: Spaces, toolId: string): Promise<string> {
   const item = await resolveItem(spaces, 'tool', toolId);
-  const text = await readTextFile(item.path);
+  const text = readTextFileSync(item.path);
   const metadata = await extractMetadata(
     'tool',
     item.extension,

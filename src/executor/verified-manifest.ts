@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 
@@ -15,13 +15,14 @@ export async function writeVerifiedManifest(
   const entries: Record<string, string> = {};
   for (const f of files) entries[f.absolutePath] = f.rawSha256;
   const dir = join(tmpdir(), `rye-run-${randomBytes(8).toString('hex')}`);
-  await mkdir(dir, { mode: 0o700 });
+  // Synchronous: two tiny calls on every run, cheaper than two thread-pool trips.
+  mkdirSync(dir, { mode: 0o700 });
   const path = join(dir, 'verified.json');
-  await writeFile(path, JSON.stringify({ files: entries }), { mode: 0o600 });
+  writeFileSync(path, JSON.stringify({ files: entries }), { mode: 0o600 });
   return path;
 }
 
 /** Remove a manifest written by {@link writeVerifiedManifest}. */
 export async function removeVerifiedManifest(path: string): Promise<void> {
-  await rm(dirname(path), { recursive: true, force: true });
+  rmSync(dirname(path), { recursive: true, force: true });
 }

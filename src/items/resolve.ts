@@ -1,4 +1,4 @@
-import type { Dirent } from 'node:fs';
+import { readdirSync, type Dirent } from 'node:fs';
 import { readdir } from 'node:fs/promises';
 import { basename, dirname, extname, join, relative, sep } from 'node:path';
 import { RyeError } from '../errors/index.js';
@@ -73,7 +73,8 @@ async function filesForId(
   // failed syscall each, and resolution runs for every chain element.
   let entries: Dirent[];
   try {
-    entries = await readdir(dirname(path), { withFileTypes: true });
+    // Synchronous: one small listing per space and element, on every execute.
+    entries = readdirSync(dirname(path), { withFileTypes: true });
   } catch {
     return [];
   }

@@ -1,6 +1,6 @@
 import { isRyeError } from '../errors/index.js';
 import { computeContentHash, verifyText, type TrustSet } from '../integrity/index.js';
-import { readTextFile } from '../platform/index.js';
+import { readTextFileSync } from '../platform/index.js';
 import { resolveItem, type SpaceName, type Spaces } from '../items/index.js';
 import type { Lockfile, VerifiedDeps } from './types.js';
 
@@ -75,7 +75,12 @@ export async function checkChainPins(
       });
       continue;
     }
-    const text = await readTextFile(path).catch(() => null);
+    let text: string | null;
+    try {
+      text = readTextFileSync(path);
+    } catch {
+      text = null;
+    }
     const actual = text === null ? null : computeContentHash(text, 'tool', extension);
     if (actual !== element.integrity) {
       out.push({

@@ -120,6 +120,16 @@ export function decodeText(bytes: Uint8Array, path: string): string {
   }
 }
 
+/**
+ * Read an item file as text synchronously (capped, strict UTF-8): for the
+ * executor's hot path, where each async call costs a thread-pool round trip
+ * worth more than the read itself.
+ * @throws RyeError FILE_UNREADABLE, FILE_TOO_LARGE, FILE_BINARY
+ */
+export function readTextFileSync(path: string, maxBytes: number = MAX_ITEM_BYTES): string {
+  return decodeText(readFileCappedSync(path, maxBytes), path);
+}
+
 /** Read an item file as text (capped, strict UTF-8). */
 export async function readTextFile(
   path: string,

@@ -6,6 +6,7 @@ export {
   readFileCapped,
   readFileCappedSync,
   readTextFile,
+  readTextFileSync,
   unreadable,
   writeFileAtomic,
 } from './files.js';

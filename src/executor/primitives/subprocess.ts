@@ -7,7 +7,7 @@
  */
 import { spawn } from 'node:child_process';
 import type { ChildProcessWithoutNullStreams } from 'node:child_process';
-import { stat } from 'node:fs/promises';
+import { statSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { StringDecoder } from 'node:string_decoder';
 import { setTimeout as delay } from 'node:timers/promises';
@@ -129,7 +129,7 @@ function checkLimits(request: SubprocessRequest): void {
 async function checkCwd(request: SubprocessRequest): Promise<void> {
   let isDirectory: boolean;
   try {
-    isDirectory = (await stat(request.cwd)).isDirectory();
+    isDirectory = statSync(request.cwd).isDirectory();
   } catch (error) {
     throw configInvalid(request, `working directory ${request.cwd} does not exist`, error);
   }
