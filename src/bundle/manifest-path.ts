@@ -4,6 +4,7 @@
  * on any platform. Shared by the manifest parser, the file collector and the
  * runtime check so they can never disagree about what is a safe path.
  */
+import { compareCodePoints } from '../integrity/index.js';
 import { join } from 'node:path';
 import { parseItemId } from '../items/index.js';
 import { MANIFEST_FILE } from './types.js';
@@ -57,15 +58,4 @@ export function bundleManifestPath(aiDir: string, bundleId: string): string {
  * Order two paths by Unicode code point (the manifest's `files` order; Python
  * `sorted()` order), not by UTF-16 unit as `<` does.
  */
-export function comparePaths(a: string, b: string): number {
-  const x = a[Symbol.iterator]();
-  const y = b[Symbol.iterator]();
-  for (;;) {
-    const p = x.next();
-    const q = y.next();
-    if (p.done === true || q.done === true)
-      return (p.done === true ? 0 : 1) - (q.done === true ? 0 : 1);
-    const d = (p.value.codePointAt(0) ?? 0) - (q.value.codePointAt(0) ?? 0);
-    if (d !== 0) return d;
-  }
-}
+export const comparePaths: (a: string, b: string) => number = compareCodePoints;

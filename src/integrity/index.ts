@@ -1,7 +1,7 @@
 export { bodyWithoutSignature } from './body.js';
 export { findSignatureLine, locateCommentSignature } from './comment-signature.js';
 export type { CommentSignatureLocation } from './comment-signature.js';
-export { canonicalJson } from './canonical-json.js';
+export { canonicalJson, compareCodePoints } from './canonical-json.js';
 export { computeContentHash } from './content-hash.js';
 export { jsonNodeToValue, parseJsonAst, tryParseJsonAst } from './json-ast.js';
 export type { JsonNode, JsonObjectNode } from './json-ast.js';

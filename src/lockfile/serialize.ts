@@ -1,4 +1,4 @@
-import { writeJsonSignature } from '../integrity/index.js';
+import { compareCodePoints, writeJsonSignature } from '../integrity/index.js';
 import { RyeError, isRyeError } from '../errors/index.js';
 import { parseLockfile } from './parse.js';
 import type { Lockfile } from './types.js';
@@ -74,18 +74,4 @@ export function serializeLockfile(lockfile: Lockfile): string {
 
 function member(key: string, value: unknown): string {
   return `${JSON.stringify(key)}:${JSON.stringify(value)}`;
-}
-
-/** Code-point order (Python's `sorted`), not UTF-16 code-unit order. */
-function compareCodePoints(a: string, b: string): number {
-  const x = a[Symbol.iterator]();
-  const y = b[Symbol.iterator]();
-  for (;;) {
-    const p = x.next();
-    const q = y.next();
-    if (p.done === true || q.done === true)
-      return (p.done === true ? 0 : 1) - (q.done === true ? 0 : 1);
-    const d = (p.value.codePointAt(0) ?? 0) - (q.value.codePointAt(0) ?? 0);
-    if (d !== 0) return d;
-  }
 }
