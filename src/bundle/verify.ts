@@ -4,7 +4,7 @@
  * files that joined the bundle's folders since it was signed.
  */
 import { realpathSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { RyeError, isRyeError, type ErrorCode } from '../errors/index.js';
 import {
   hexDigestsEqual,
@@ -126,10 +126,11 @@ export async function verifyBundle(input: VerifyBundleInput): Promise<BundleRepo
 
   // Real path of the base: a listed path must resolve inside it without passing a link.
   const base = realpathSync(spaces[space]);
+  const realDirs = new Map<string, string | null>();
   const entries = [...manifest.files];
   await mapBounded(
     entries,
-    ([rel, entry]) => checkFile(base, rel, entry, trust, files),
+    ([rel, entry]) => checkFile(base, rel, entry, trust, files, realDirs),
     input.onProgress,
   );
   const walked = await walkBundle(base, bundleId, includes, input.exclude);
@@ -240,11 +241,12 @@ async function checkFile(
   entry: ManifestEntry,
   trust: TrustSet,
   files: BundleFileReport,
+  realDirs: Map<string, string | null>,
 ): Promise<void> {
   let read;
   try {
     const absolute = join(base, ...rel.split('/'));
-    if (throughLink(absolute)) {
+    if (throughLink(absolute, realDirs)) {
       // A folder on the way was swapped for a link: the path no longer names a
       // file of this bundle, whatever its bytes are.
       files.tampered.push({ path: rel, expected: entry.sha256, actual: null });
@@ -304,11 +306,21 @@ async function inlineFailure(
     : { code: result.code ?? 'INTEGRITY_BAD_SIGNATURE', message: result.message };
 }
 
-/** True when resolving `absolute` passes through a symbolic link (its real path differs). */
-function throughLink(absolute: string): boolean {
-  try {
-    return realpathSync(absolute) !== absolute;
-  } catch {
-    return false; // missing: reported by the read
+/**
+ * True when a folder on the way to `absolute` is a symbolic link (its real path
+ * differs). The file itself is opened with O_NOFOLLOW, so only folders need
+ * checking — once each per verification (`realDirs` caches them).
+ */
+function throughLink(absolute: string, realDirs: Map<string, string | null>): boolean {
+  const dir = dirname(absolute);
+  let real = realDirs.get(dir);
+  if (real === undefined) {
+    try {
+      real = realpathSync.native(dir);
+    } catch {
+      real = null; // missing: reported by the read
+    }
+    realDirs.set(dir, real);
   }
+  return real !== null && real !== dir;
 }
