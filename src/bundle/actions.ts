@@ -5,17 +5,14 @@ import {
   loadSpaceTrust,
   parseItemType,
   resolveSpaces,
-  SPACE_NAMES,
-  aiDir,
   type Spaces,
 } from '../items/index.js';
-import { pathExists, readTextFile } from '../platform/index.js';
+import { readTextFile } from '../platform/index.js';
 import { createBundle } from './create.js';
 import type { ProgressFn } from './hash-files.js';
 import { listBundles } from './list.js';
 import { MAX_MANIFEST_BYTES, parseManifest } from './manifest-parse.js';
-import { bundleManifestPath } from './manifest-path.js';
-import { verifyBundle, type BundleReport } from './verify.js';
+import { findManifest, verifyBundle, type BundleReport } from './verify.js';
 
 /** The bundler's actions (seed 002): the CLI and the system tool both call this. */
 export const BUNDLER_ACTIONS = ['create', 'verify', 'inspect', 'list'] as const;
@@ -115,36 +112,28 @@ async function inspect(
   bundleId: string,
   trust: Awaited<ReturnType<typeof loadSpaceTrust>>['trust'],
 ): Promise<BundlerResult> {
-  for (const space of SPACE_NAMES) {
-    const path = bundleManifestPath(aiDir(spaces, space), bundleId);
-    if (!(await pathExists(path))) continue;
-    const text = await readTextFile(path, MAX_MANIFEST_BYTES);
-    const signature = verifyText(text, { itemType: 'tool', extension: '.yaml', trust, path });
-    const manifest = parseManifest(text, path);
-    return {
-      ok: true,
-      space,
-      path,
-      bundle: manifest.bundle,
-      signature: {
-        ok: signature.ok,
-        verdict: signature.verdict,
-        code: signature.code,
-        fingerprint: signature.fingerprint,
-        signer: signature.signer,
-      },
-      files: [...manifest.files].map(([file, entry]) => ({
-        path: file,
-        sha256: entry.sha256,
-        inline_signed: entry.inlineSigned,
-      })),
-    };
-  }
-  throw new RyeError(
-    'BUNDLE_NOT_FOUND',
-    `Cannot inspect bundle ${bundleId}: no manifest in any space`,
-    { bundleId },
-  );
+  const { space, path } = await findManifest(spaces, bundleId, 'inspect');
+  const text = await readTextFile(path, MAX_MANIFEST_BYTES);
+  const signature = verifyText(text, { itemType: 'tool', extension: '.yaml', trust, path });
+  const manifest = parseManifest(text, path);
+  return {
+    ok: true,
+    space,
+    path,
+    bundle: manifest.bundle,
+    signature: {
+      ok: signature.ok,
+      verdict: signature.verdict,
+      code: signature.code,
+      fingerprint: signature.fingerprint,
+      signer: signature.signer,
+    },
+    files: [...manifest.files].map(([file, entry]) => ({
+      path: file,
+      sha256: entry.sha256,
+      inline_signed: entry.inlineSigned,
+    })),
+  };
 }
 
 function parseEntrypoint(

@@ -2,7 +2,7 @@
  * SHA-256 of many bundle files, fast: bounded concurrent reads, links never
  * followed, and whether each file carries an inline signature line.
  */
-import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { createHash, webcrypto } from 'node:crypto';
 import { ITEM_EXTENSIONS, ITEM_FOLDERS, ITEM_TYPES, type ItemType } from '../items/index.js';
@@ -13,7 +13,7 @@ import {
   signatureFormatFor,
 } from '../integrity/index.js';
 import { RyeError } from '../errors/index.js';
-import { MAX_ITEM_BYTES, decodeText, messageOf } from '../platform/index.js';
+import { MAX_ITEM_BYTES, decodeText, messageOf, readOpenFileSync } from '../platform/index.js';
 import type { CollectedFile } from './collect.js';
 
 /** A collected file with its digest. */
@@ -141,15 +141,8 @@ export function readDigestSync(absolutePath: string): ReadDigest | undefined {
     const info = fstatSync(fd);
     if (!info.isFile()) throw new Error('not a regular file');
     if (info.size > STREAM_OVER_BYTES) return undefined;
-    const bytes = Buffer.allocUnsafe(info.size);
-    let read = 0;
-    while (read < info.size) {
-      const n = readSync(fd, bytes, read, info.size - read, read);
-      if (n === 0) break;
-      read += n;
-    }
-    const exact = bytes.subarray(0, read);
-    return { sha256: createHash('sha256').update(exact).digest('hex'), size: read, bytes: exact };
+    const bytes = readOpenFileSync(fd, info.size);
+    return { sha256: createHash('sha256').update(bytes).digest('hex'), size: bytes.length, bytes };
   } catch (error) {
     throw withErrno(absolutePath, error);
   } finally {

@@ -197,9 +197,14 @@ export function assertBundleOk(report: BundleReport): void {
   );
 }
 
-async function findManifest(
+/**
+ * The manifest of a bundle by space precedence (project → user → system).
+ * @throws RyeError BUNDLE_NOT_FOUND
+ */
+export async function findManifest(
   spaces: Spaces,
   bundleId: string,
+  verb = 'verify',
 ): Promise<{ space: SpaceName; path: string }> {
   for (const space of SPACE_NAMES) {
     const path = bundleManifestPath(aiDir(spaces, space), bundleId);
@@ -207,7 +212,7 @@ async function findManifest(
   }
   throw new RyeError(
     'BUNDLE_NOT_FOUND',
-    `Cannot verify bundle ${bundleId}: no manifest in any space`,
+    `Cannot ${verb} bundle ${bundleId}: no manifest in any space`,
     { bundleId },
   );
 }

@@ -80,19 +80,24 @@ export function readFileCappedSync(path: string, maxBytes: number = MAX_ITEM_BYT
         },
       );
     }
-    const bytes = Buffer.allocUnsafe(info.size);
-    let read = 0;
-    while (read < info.size) {
-      const n = readSync(fd, bytes, read, info.size - read, read);
-      if (n === 0) break;
-      read += n;
-    }
-    return bytes.subarray(0, read);
+    return readOpenFileSync(fd, info.size);
   } catch (error) {
     throw error instanceof RyeError ? error : unreadable(path, error);
   } finally {
     closeSync(fd);
   }
+}
+
+/** Read `size` bytes of an open file from offset 0 (fewer if it shrank meanwhile). */
+export function readOpenFileSync(fd: number, size: number): Buffer {
+  const bytes = Buffer.allocUnsafe(size);
+  let read = 0;
+  while (read < size) {
+    const n = readSync(fd, bytes, read, size - read, read);
+    if (n === 0) break;
+    read += n;
+  }
+  return bytes.subarray(0, read);
 }
 
 const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });

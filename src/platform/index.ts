@@ -5,6 +5,7 @@ export {
   pathExists,
   readFileCapped,
   readFileCappedSync,
+  readOpenFileSync,
   readTextFile,
   readTextFileSync,
   unreadable,

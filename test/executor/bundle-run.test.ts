@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createBundle } from '../../src/bundle/index.js';
 import { execute } from '../../src/executor/index.js';
-import { readSigner } from '../../src/integrity/index.js';
+import { readSigner, type Signer } from '../../src/integrity/index.js';
 import { keyDir } from '../../src/items/index.js';
 import { makeExecProject, type ExecProject } from '../helpers/exec-project.js';
 import { refusal } from '../helpers/refusal.js';
@@ -36,6 +36,16 @@ print(json.dumps({"greeting": settings["greeting"], "app_file_listed": os.path.r
   return p;
 }
 
+async function bundleNotes(p: ExecProject, signer?: Signer): Promise<void> {
+  await createBundle({
+    spaces: p.spaces,
+    bundleId: 'apps/notes',
+    version: '1.0.0',
+    includes: ['notes-app'],
+    signer: signer ?? (await readSigner(keyDir(p.spaces))),
+  });
+}
+
 const run = (p: ExecProject) =>
   execute({ spaces: p.spaces, toolId: 'apps/notes/report', env: p.env });
 
@@ -49,13 +59,7 @@ describe('execute() with a bundle manifest', () => {
 
   it('accepts files authenticated by the verified manifest and hands the app files to the run', async () => {
     const p = await notesProject();
-    await createBundle({
-      spaces: p.spaces,
-      bundleId: 'apps/notes',
-      version: '1.0.0',
-      includes: ['notes-app'],
-      signer: await readSigner(keyDir(p.spaces)),
-    });
+    await bundleNotes(p);
     const result = await run(p);
     expect(result.status, JSON.stringify(result)).toBe('success');
     expect(result.data).toEqual({ greeting: 'hello', app_file_listed: true });
@@ -63,13 +67,7 @@ describe('execute() with a bundle manifest', () => {
 
   it('refuses the config again once it no longer matches the manifest', async () => {
     const p = await notesProject();
-    await createBundle({
-      spaces: p.spaces,
-      bundleId: 'apps/notes',
-      version: '1.0.0',
-      includes: ['notes-app'],
-      signer: await readSigner(keyDir(p.spaces)),
-    });
+    await bundleNotes(p);
     writeFileSync(join(p.project, TOOL_DIR, 'settings.json'), '{"greeting": "pwned"}\n');
     expect((await refusal(run(p))).code).toBe('INTEGRITY_UNSIGNED');
   });
@@ -77,13 +75,7 @@ describe('execute() with a bundle manifest', () => {
   it('ignores a manifest signed by a key nobody trusts', async () => {
     const p = await notesProject();
     const { makeSigner } = await import('../helpers/keys.js');
-    await createBundle({
-      spaces: p.spaces,
-      bundleId: 'apps/notes',
-      version: '1.0.0',
-      includes: ['notes-app'],
-      signer: makeSigner().signer,
-    });
+    await bundleNotes(p, makeSigner().signer);
     expect((await refusal(run(p))).code).toBe('INTEGRITY_UNSIGNED');
   });
 });
