@@ -29,6 +29,15 @@ export const ERROR_CODES = {
     hint: 'Spaces are project, user or system.',
   },
 
+  REGISTRY_URL_INVALID: {
+    class: 'usage',
+    hint: 'Registry URLs are http(s)://host[:port], e.g. http://127.0.0.1:8080; set --registry or RYE_REGISTRY_URL.',
+  },
+  REGISTRY_REF_INVALID: {
+    class: 'usage',
+    hint: 'Registry references are <namespace>/<item_id>, e.g. alice/utils/greet; versions are semver.',
+  },
+
   // Operational failures (exit 1).
   ITEM_NOT_FOUND: {
     class: 'failure',
@@ -237,6 +246,95 @@ export const ERROR_CODES = {
   BUNDLE_FILE_UNAUTHENTICATED: {
     class: 'integrity',
     hint: 'A file is neither inline-signed nor listed in a verified bundle manifest; sign it or rebuild the bundle.',
+  },
+
+  REGISTRY_UNREACHABLE: {
+    class: 'failure',
+    hint: 'The registry did not answer; check the URL and that `rye registry serve` is running.',
+  },
+  REGISTRY_BAD_RESPONSE: {
+    class: 'failure',
+    hint: 'The registry answered with something that is not the registry protocol; check the URL.',
+  },
+  REGISTRY_AUTH_REQUIRED: {
+    class: 'failure',
+    hint: 'Log in first: `rye registry login --username U --password-stdin`, or set RYE_REGISTRY_TOKEN.',
+  },
+  REGISTRY_AUTH_INVALID: {
+    class: 'failure',
+    hint: 'The token or password was refused (wrong, expired or revoked); log in again.',
+  },
+  REGISTRY_FORBIDDEN: {
+    class: 'failure',
+    hint: 'Accounts publish only into their own namespace (the username).',
+  },
+  REGISTRY_USERNAME_TAKEN: {
+    class: 'failure',
+    hint: 'Choose another username, or log in to the existing account.',
+  },
+  REGISTRY_NOT_FOUND: {
+    class: 'failure',
+    hint: 'No such item, bundle or version on this registry; try `rye registry search` or `versions`.',
+  },
+  REGISTRY_VERSION_CONFLICT: {
+    class: 'failure',
+    hint: 'Published versions are immutable: bump the version to publish other content.',
+  },
+  REGISTRY_KEY_TAKEN: {
+    class: 'failure',
+    hint: 'This public key is registered to another account; each author key belongs to one account.',
+  },
+  REGISTRY_INVALID_REQUEST: {
+    class: 'failure',
+    hint: 'The request was malformed; the message says which field.',
+  },
+  REGISTRY_BODY_TOO_LARGE: {
+    class: 'failure',
+    hint: 'The request body is over the registry limit (see `rye registry serve --help`).',
+  },
+  REGISTRY_BLOB_MISSING: {
+    class: 'failure',
+    hint: 'Upload every file the manifest lists before publishing the bundle; `rye registry push-bundle` does.',
+  },
+  REGISTRY_PULL_CONFLICT: {
+    class: 'failure',
+    hint: 'A different file already exists where the pull would write; pass --force to replace it.',
+  },
+  REGISTRY_INTERNAL: {
+    class: 'failure',
+    hint: 'The registry failed on its side; its log says why.',
+  },
+  REGISTRY_AUTHOR_KEY_UNKNOWN: {
+    class: 'integrity',
+    hint: 'Sign with a key registered to your account: `rye registry keys add`.',
+  },
+  REGISTRY_SIGNATURE_INVALID: {
+    class: 'integrity',
+    hint: 'The content is unsigned, edited after signing or badly signed; sign it again and retry.',
+  },
+  REGISTRY_BLOB_HASH_MISMATCH: {
+    class: 'integrity',
+    hint: 'A file does not hash to the SHA-256 it was announced with; nothing was stored.',
+  },
+  REGISTRY_BLOB_CORRUPT: {
+    class: 'integrity',
+    hint: 'Stored content no longer matches its hash on the registry; the operator must restore it.',
+  },
+  REGISTRY_KEY_CHANGED: {
+    class: 'integrity',
+    hint: 'The registry key differs from the one pinned on first use; re-pin only if you know it was rotated.',
+  },
+  REGISTRY_ATTESTATION_INVALID: {
+    class: 'integrity',
+    hint: 'The registry attestation is missing, malformed or not signed by the pinned registry key.',
+  },
+  REGISTRY_ATTESTATION_MISMATCH: {
+    class: 'integrity',
+    hint: 'The registry answered for another item, type, version or content than was asked for; nothing was written.',
+  },
+  REGISTRY_CONTENT_INVALID: {
+    class: 'integrity',
+    hint: 'Downloaded content failed verification (signature, hash or path); nothing was written.',
   },
 
   // Internal errors: a bug, reported with exit 1.
