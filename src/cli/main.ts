@@ -3,6 +3,7 @@ import { bundleCommand } from './commands/bundle.js';
 import { executeCommand } from './commands/execute.js';
 import { keysCommand } from './commands/keys.js';
 import { lockCommand } from './commands/lock.js';
+import { registryCommand } from './commands/registry.js';
 import { signCommand } from './commands/sign.js';
 import { trustCommand } from './commands/trust.js';
 import { verifyFileCommand } from './commands/verify-file.js';
@@ -52,6 +53,7 @@ export async function main(argv: readonly string[], io: CliIo = processIo()): Pr
     executeCommand(io, run),
     lockCommand(io, run),
     bundleCommand(io, run),
+    registryCommand(io, run),
   ]) {
     program.addCommand(command);
   }

@@ -29,8 +29,8 @@ export {
   verifyBytesAsync,
 } from './keys.js';
 export type { KeyPairPem, PublicKeyInfo } from './keys.js';
-export { signText } from './sign.js';
-export type { SignTextOptions, SignedText, Signer } from './sign.js';
+export { resealText, signText } from './sign.js';
+export type { ResealTextOptions, SignTextOptions, SignedText, Signer } from './sign.js';
 export {
   DEFAULT_SIGNATURE_FORMATS,
   ITEM_TYPES,

@@ -53,6 +53,62 @@ export interface SignedText {
  * @throws RyeError ITEM_UNSUPPORTED_EXTENSION, or the JSON parser's code for JSON items.
  */
 export function signText(rawText: string, options: SignTextOptions): SignedText {
+  return sealText(rawText, options, (hashedText) => {
+    const contentHash = sha256Hex(hashedText);
+    const signature = signBytes(options.signer.privateKey, Buffer.from(contentHash, 'latin1'));
+    return {
+      timestamp: formatTimestamp(options.now ?? new Date()),
+      contentHash,
+      signature: encodeSignature(signature),
+      fingerprint: options.signer.fingerprint,
+      provenance: options.provenance ?? null,
+    };
+  });
+}
+
+export interface ResealTextOptions {
+  readonly itemType: ItemType;
+  readonly extension: string;
+  /** The signature to put in place: it must cover exactly this content. */
+  readonly fields: SignatureFields;
+  readonly path?: string | null;
+  readonly formats?: SignatureFormatTable;
+}
+
+/**
+ * Put an existing signature back on content: remove the signature line(s)
+ * and insert `fields` where `signText` would. Used to restore an author's
+ * signature on content a registry re-signed; no key is involved, so the
+ * result must still be verified against a trust set.
+ *
+ * @throws RyeError INTEGRITY_HASH_MISMATCH when `fields.contentHash` is not the
+ * content's hash; ITEM_UNSUPPORTED_EXTENSION.
+ */
+export function resealText(rawText: string, options: ResealTextOptions): SignedText {
+  return sealText(rawText, options, (hashedText) => {
+    const actual = sha256Hex(hashedText);
+    if (actual !== options.fields.contentHash) {
+      throw new RyeError(
+        'INTEGRITY_HASH_MISMATCH',
+        `Cannot reseal ${options.path ?? `${options.itemType} text`}: the signature covers other content`,
+        { path: options.path ?? null, expected: options.fields.contentHash, actual },
+      );
+    }
+    return options.fields;
+  });
+}
+
+/** Strip old signature lines, compute the covered text, and insert the sealed signature. */
+function sealText(
+  rawText: string,
+  options: {
+    readonly itemType: ItemType;
+    readonly extension: string;
+    readonly path?: string | null;
+    readonly formats?: SignatureFormatTable;
+  },
+  seal: (hashedText: string) => SignatureFields,
+): SignedText {
   const label = options.path ?? `${options.itemType} text`;
   const format = signatureFormatFor(
     options.itemType,
@@ -68,21 +124,10 @@ export function signText(rawText: string, options: SignTextOptions): SignedText 
   }
   const crlf = rawText.includes('\r\n');
   const text = normalizeNewlines(rawText);
-  const sealed = (hashedText: string): SignatureFields => {
-    const contentHash = sha256Hex(hashedText);
-    const signature = signBytes(options.signer.privateKey, Buffer.from(contentHash, 'latin1'));
-    return {
-      timestamp: formatTimestamp(options.now ?? new Date()),
-      contentHash,
-      signature: encodeSignature(signature),
-      fingerprint: options.signer.fingerprint,
-      provenance: options.provenance ?? null,
-    };
-  };
 
   if (format.kind === 'json-field') {
     const existing = readJsonSignature(text, format.field, label);
-    const fields = sealed(existing.hashedText);
+    const fields = seal(existing.hashedText);
     const signed = writeJsonSignature(text, format.field, formatSignaturePayload(fields), label);
     return {
       text: crlf ? signed.replace(/\n/g, '\r\n') : signed,
@@ -92,7 +137,7 @@ export function signText(rawText: string, options: SignTextOptions): SignedText 
   }
 
   const { body, removed } = stripSignatureLines(text, format);
-  const fields = sealed(signedTextFor(options.itemType, body));
+  const fields = seal(signedTextFor(options.itemType, body));
   const at = signatureLineStart(body, format);
   const signed =
     body.slice(0, at) +

@@ -32,3 +32,4 @@ export {
   trustDir,
 } from './trust-admin.js';
 export { assertValid, validateItem } from './validate.js';
+export { isSemver } from './semver.js';

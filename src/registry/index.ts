@@ -1,0 +1,20 @@
+/**
+ * The registry domain: shared names, attestation and wire documents here;
+ * the server under `server/`, the client under `client/`.
+ */
+export {
+  assertStatementSigned,
+  formatStatement,
+  parseStatement,
+  signStatement,
+} from './attestation.js';
+export type { AttestationStatement } from './attestation.js';
+export {
+  USERNAME_RE,
+  assertRegistryId,
+  assertVersion,
+  isUsername,
+  parseRegistryRef,
+} from './names.js';
+export type { RegistryRef } from './names.js';
+export type * from './wire.js';
