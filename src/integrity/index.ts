@@ -29,6 +29,8 @@ export {
   verifyBytesAsync,
 } from './keys.js';
 export type { KeyPairPem, PublicKeyInfo } from './keys.js';
+export { apiTokenHash, hashPassword, newApiToken, verifyPassword } from './password.js';
+export type { ApiToken } from './password.js';
 export { resealText, signText } from './sign.js';
 export type { ResealTextOptions, SignTextOptions, SignedText, Signer } from './sign.js';
 export {
