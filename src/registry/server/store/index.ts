@@ -1,0 +1,19 @@
+export { openStore } from './open-store.js';
+export type { OpenStoreOptions } from './open-store.js';
+export { openPostgresStore } from './postgres-store.js';
+export { openSqliteStore } from './sqlite-store.js';
+export type {
+  Account,
+  AuthorKeyRecord,
+  BundleFileRecord,
+  PackageKey,
+  PublishOutcome,
+  PublishedItemType,
+  PublishedKind,
+  RegistryStore,
+  SearchHit,
+  SearchQuery,
+  TokenRecord,
+  VersionRecord,
+  VersionSummary,
+} from './types.js';
