@@ -1,6 +1,105 @@
+import { join } from 'node:path';
 import type { Command } from 'commander';
-import type { CliIo } from '../context.js';
+import { InvalidArgumentError, Option } from 'commander';
+import { contextOf, withCommonOptions, type CliIo, type CommonOptions } from '../context.js';
 import type { Runner } from '../runner.js';
 
-/** Placeholder until the registry serve commands land. */
-export function addServeCommand(_registry: Command, _io: CliIo, _run: Runner): void {}
+type ServeOptions = CommonOptions & {
+  host: string;
+  port: number;
+  data?: string;
+  database?: string;
+  key?: string;
+  maxBlobBytes?: number;
+  logLevel: 'info' | 'warn' | 'error';
+};
+
+const HELP = `
+Storage: without --database the registry keeps everything in the data folder
+(registry.db, SQLite, and blobs/). With --database postgres://USER@HOST:PORT/DB
+(?schema=NAME optional) rows and blobs live in PostgreSQL, and several
+instances can serve one database behind a load balancer. Prefer the
+RYE_REGISTRY_DATABASE_URL variable for a URL holding a password (argv is
+visible to other users). Instances sharing a
+database MUST share one registry key: pass the same --key FILE to each (mode
+0600), or clients pinning the key will refuse the others.
+
+The registry key (Ed25519, PKCS8 PEM) is created on first start at
+<data>/registry-key.pem with mode 0600; a key file readable by group or others
+is refused. Its public half is served at /.well-known/rye-registry.json.
+
+Output: one JSON line {"msg":"listening","url":...,"fingerprint":...,"store":...}
+on stdout once listening (with --port 0, read the port from it); start-up and
+request logs are JSON lines on stderr. SIGINT or SIGTERM stop the server
+gracefully (exit 0).`;
+
+/** `rye registry serve`: run a registry (protocol v1) until SIGINT/SIGTERM. */
+export function addServeCommand(registry: Command, io: CliIo, run: Runner): void {
+  withCommonOptions(registry.command('serve'))
+    .description('run a registry server: accounts, signed pushes, attested pulls')
+    .option('--host <host>', 'address to listen on', '127.0.0.1')
+    .option('--port <port>', 'TCP port; 0 picks a free one', integer(0, 65535), 8080)
+    .option('--data <dir>', 'data folder (default: <user space>/.ai/registry/server)')
+    .option(
+      '--database <url>',
+      'postgres:// URL of a shared database (default: $RYE_REGISTRY_DATABASE_URL, else SQLite in --data)',
+    )
+    .option('--key <file>', 'registry key file (default: <data>/registry-key.pem)')
+    .option(
+      '--max-blob-bytes <n>',
+      'largest blob upload accepted, in bytes (default 67108864 = 64 MiB)',
+      integer(1, Number.MAX_SAFE_INTEGER),
+    )
+    .addOption(
+      new Option('--log-level <level>', 'least severe log line written to stderr')
+        .choices(['info', 'warn', 'error'])
+        .default('info'),
+    )
+    .addHelpText('after', HELP)
+    .action((options: ServeOptions) =>
+      run(options, async () => {
+        const { jsonLines, startRegistryServer } = await import('../../registry/server/index.js');
+        const ctx = contextOf(options, io);
+        const stderr = jsonLines(io.stderr, options.logLevel);
+        const server = await startRegistryServer({
+          host: options.host,
+          port: options.port,
+          dataDir: options.data ?? join(ctx.spaces.user, '.ai', 'registry', 'server'),
+          databaseUrl: options.database ?? io.env['RYE_REGISTRY_DATABASE_URL'],
+          keyFile: options.key,
+          ...(options.maxBlobBytes === undefined
+            ? {}
+            : { limits: { blobBytes: options.maxBlobBytes } }),
+          log: (entry) => {
+            if (entry['msg'] === 'listening') io.stdout(`${JSON.stringify(entry)}\n`);
+            else stderr(entry);
+          },
+        });
+        await untilSignalled();
+        await server.close();
+        return 0;
+      }),
+    );
+}
+
+/** Resolve on the first SIGINT or SIGTERM. */
+function untilSignalled(): Promise<void> {
+  return new Promise((resolve) => {
+    const stop = () => {
+      process.off('SIGINT', stop);
+      process.off('SIGTERM', stop);
+      resolve();
+    };
+    process.on('SIGINT', stop);
+    process.on('SIGTERM', stop);
+  });
+}
+
+function integer(min: number, max: number): (value: string) => number {
+  return (value) => {
+    const n = /^\d+$/.test(value) ? Number(value) : NaN;
+    if (!(n >= min && n <= max))
+      throw new InvalidArgumentError(`expected an integer ${min}..${max}`);
+    return n;
+  };
+}

@@ -1,0 +1,118 @@
+import { bodyWithoutSignature, formatSignaturePayload } from '../../integrity/index.js';
+import { ITEM_EXTENSIONS, ITEM_TYPES, assertValid, extractMetadata } from '../../items/index.js';
+import { assertRegistryId, assertVersion } from '../names.js';
+import type { ItemVersionDocument } from '../wire.js';
+import { attest } from './attest.js';
+import { assertOwner } from './auth.js';
+import { checkAuthorSignature } from './author-signature.js';
+import { MAX_NAME_LENGTH, choiceOf, stringField, type Fields } from './body.js';
+import type { ServerContext } from './context.js';
+import { itemAnswer } from './answers.js';
+import { itemDocument } from './documents.js';
+import { invalidRequest, tooLarge } from './errors.js';
+import type { PackageKey, TokenRecord, VersionRecord } from './store/index.js';
+import { assertSameContent } from './versions.js';
+
+export const ITEM_PUSH_FIELDS = [
+  'item_type',
+  'namespace',
+  'item_id',
+  'version',
+  'extension',
+  'content',
+] as const;
+
+/**
+ * `POST /v1/items`: check the item (owner, names, size, metadata, author
+ * signature), attest it, store the registry-signed bytes and publish.
+ * Replaying a published version with the same content answers the stored
+ * version (200) and changes nothing.
+ *
+ * @throws RyeError REGISTRY_FORBIDDEN, REGISTRY_INVALID_REQUEST, REGISTRY_REF_INVALID,
+ *   REGISTRY_BODY_TOO_LARGE, VALIDATION_FAILED, METADATA_PARSE_FAILED,
+ *   REGISTRY_AUTHOR_KEY_UNKNOWN, REGISTRY_SIGNATURE_INVALID, REGISTRY_VERSION_CONFLICT
+ */
+export async function pushItem(
+  ctx: ServerContext,
+  token: TokenRecord,
+  body: Fields,
+): Promise<{ status: 200 | 201; document: ItemVersionDocument }> {
+  const itemType = choiceOf(body['item_type'], 'item_type', ITEM_TYPES);
+  const namespace = stringField(body, 'namespace', MAX_NAME_LENGTH);
+  assertOwner(token, namespace);
+  const itemId = stringField(body, 'item_id', MAX_NAME_LENGTH);
+  assertRegistryId(itemId);
+  const version = stringField(body, 'version', 256);
+  assertVersion(version);
+  const extension = stringField(body, 'extension', 16);
+  if (!ITEM_EXTENSIONS[itemType].includes(extension)) {
+    throw invalidRequest(
+      `Cannot publish a ${itemType} with extension "${extension}": use one of ${ITEM_EXTENSIONS[itemType].join(' ')}`,
+    );
+  }
+  const content = stringField(body, 'content', ctx.limits.itemBytes);
+  if (Buffer.byteLength(content, 'utf8') > ctx.limits.itemBytes) {
+    throw tooLarge('the item content', ctx.limits.itemBytes);
+  }
+  const label = `${namespace}/${itemId}${extension}`;
+  const unsigned = bodyWithoutSignature(content, itemType, extension);
+  const metadata = await extractMetadata(itemType, extension, unsigned, label);
+  assertValid({ itemType, itemId, metadata });
+  const trust = await ctx.authorKeys.trustOf(token.accountId, token.username);
+  const author = checkAuthorSignature({ text: content, itemType, extension, label }, trust);
+
+  const key: PackageKey = { kind: 'item', itemType, namespace, itemId };
+  const existing = await ctx.store.getVersion(key, version);
+  if (existing !== null) {
+    assertSameContent(existing, author.contentHash);
+    return { status: 200, document: await itemAnswer(ctx, existing) };
+  }
+
+  const now = ctx.now();
+  const attested = attest(ctx.key, {
+    kind: 'item',
+    itemType,
+    namespace,
+    itemId,
+    version,
+    extension,
+    text: content,
+    signAs: { itemType, extension },
+    author,
+    now,
+  });
+  await ctx.store.putBlob(attested.blobSha256, attested.bytes);
+  const record: VersionRecord = {
+    ...key,
+    version,
+    extension,
+    contentHash: author.contentHash,
+    blobSha256: attested.blobSha256,
+    size: attested.bytes.length,
+    authorFingerprint: author.fingerprint,
+    authorSignature: formatSignaturePayload(author),
+    statement: attested.statement,
+    statementSignature: attested.statementSignature,
+    description: descriptionOf(metadata),
+    publishedAt: attested.attestedAt,
+    yanked: false,
+    files: [],
+  };
+  // A concurrent push of the same version may have won: the store says which.
+  const outcome = await ctx.store.publish(record);
+  if (outcome.status === 'exists') {
+    return { status: 200, document: await itemAnswer(ctx, outcome.record) };
+  }
+  const pem = await ctx.authorKeys.pemOf(namespace, author.fingerprint);
+  return { status: 201, document: itemDocument(record, attested.bytes.toString('utf8'), pem) };
+}
+
+function descriptionOf(metadata: Awaited<ReturnType<typeof extractMetadata>>): string | null {
+  const value =
+    metadata.kind === 'directive'
+      ? metadata.description
+      : metadata.kind === 'tool'
+        ? metadata.fields.description
+        : (metadata.fields['description'] ?? metadata.fields['title']);
+  return typeof value === 'string' && value.trim() !== '' ? value.trim().slice(0, 1000) : null;
+}
