@@ -1,4 +1,4 @@
-import { relative, sep } from 'node:path';
+import { join, relative, sep } from 'node:path';
 import { RyeError } from '../errors/index.js';
 import {
   formatTimestamp,
@@ -9,12 +9,17 @@ import {
   type TrustSet,
 } from '../integrity/index.js';
 import { keyDir, type Spaces } from '../items/index.js';
+import { readTextFile } from '../platform/index.js';
 import {
   checkChainPins,
   compareDeps,
+  MAX_LOCKFILE_BYTES,
   findLockfile,
   lockedSpace,
+  lockfileName,
+  parseLockfile,
   serializeLockfile,
+  writeDir,
   writeLockfile,
   type FoundLockfile,
   type LockMismatch,
@@ -201,6 +206,7 @@ export function lockError(
  * A new lockfile for a run that just succeeded: v2 when dependencies were
  * verified (their raw hashes pinned), else v1. `anchor_path` is relative to the
  * base of the root tool's space (the project for project tools), never absolute.
+ * `registry` is where the root tool was pulled from, or null.
  */
 export function buildLockfile(
   chain: readonly ChainElement[],
@@ -211,6 +217,7 @@ export function buildLockfile(
     files: ReadonlyMap<string, string>;
   } | null,
   now: Date,
+  registry: Readonly<Record<string, unknown>> | null = null,
 ): Lockfile {
   const root = chain[0] as ChainElement;
   const common = {
@@ -223,7 +230,7 @@ export function buildLockfile(
       executorId: e.executorId,
       integrity: e.integrity,
     })),
-    registry: null,
+    registry,
     signature: null,
   };
   if (deps === null) return { ...common, lockfileVersion: 1 };
@@ -241,17 +248,36 @@ export function buildLockfile(
 /**
  * Serialize, sign with the user's key when there is one (so the fast path can
  * trust it later), and write where the root tool's space says. Returns the path.
+ * A lockfile without `registry` keeps the one of the lockfile it replaces when
+ * that one pinned the same root content (a re-lock of a pulled tool).
  */
 export async function saveLockfile(
   spaces: Spaces,
   root: ChainElement,
   lockfile: Lockfile,
 ): Promise<string> {
-  const text = serializeLockfile(lockfile);
+  const registry = lockfile.registry ?? (await replacedRegistry(spaces, root, lockfile));
+  const text = serializeLockfile(registry === null ? lockfile : { ...lockfile, registry });
   const signer = await readSigner(keyDir(spaces)).catch((): Signer | null => null);
   const signed =
     signer === null ? text : signText(text, { itemType: 'tool', extension: '.json', signer }).text;
   return writeLockfile(spaces, root.space, signed, lockfile);
+}
+
+/** The `registry` field of the lockfile at the write path, when it pins the same root. */
+async function replacedRegistry(
+  spaces: Spaces,
+  root: ChainElement,
+  lockfile: Lockfile,
+): Promise<Readonly<Record<string, unknown>> | null> {
+  const { toolId, version, integrity } = lockfile.root;
+  try {
+    const path = join(writeDir(spaces, root.space), lockfileName(toolId, version));
+    const old = parseLockfile(await readTextFile(path, MAX_LOCKFILE_BYTES), path);
+    return old.root.integrity === integrity ? old.registry : null;
+  } catch {
+    return null; // none there, or unreadable: nothing to carry over
+  }
 }
 
 function relativeToBase(base: string, path: string): string {

@@ -11,6 +11,9 @@ import { VerifiedFileCache } from './verify-deps.js';
  * `rye lock update`: re-resolve the tool's chain, verify every signature and
  * dependency afresh (no cached verdicts, no old lockfile consulted), and write
  * a new lockfile where the root tool's space says. Nothing is executed.
+ * `registry` is recorded as the lockfile's `registry` field (a tool pulled
+ * from a registry); without it, the field of the lockfile replaced is kept
+ * when that one pinned the same root content.
  *
  * @throws RyeError every refusal code of the checks; FILE_WRITE_FAILED.
  */
@@ -19,6 +22,7 @@ export async function updateLockfile(
   toolId: string,
   trust: TrustSet,
   now: Date = new Date(),
+  registry: Readonly<Record<string, unknown>> | null = null,
 ): Promise<{ path: string; lockfile: Lockfile }> {
   const prepared = await prepareRun(spaces, toolId, {
     trust,
@@ -26,7 +30,13 @@ export async function updateLockfile(
     lock: { mode: 'ignore' },
   });
   const root = prepared.chain[0] as ChainElement;
-  const lockfile = buildLockfile(prepared.chain, spaces[root.space], prepared.deps.pins, now);
+  const lockfile = buildLockfile(
+    prepared.chain,
+    spaces[root.space],
+    prepared.deps.pins,
+    now,
+    registry,
+  );
   return { path: await saveLockfile(spaces, root, lockfile), lockfile };
 }
 
