@@ -1,0 +1,126 @@
+/** Reading the registry's index (search, versions) and yanking a version. */
+import { RyeError } from '../../errors/index.js';
+import { parseItemType, type ItemType } from '../../items/index.js';
+import { assertVersion, isUsername, parseRegistryRef } from '../names.js';
+import { requireToken } from './credentials.js';
+import { parseSearchDocument, parseVersionsDocument, parseYankDocument } from './documents.js';
+import type { RegistrySession } from './session.js';
+
+export interface SearchInput {
+  readonly query?: string | undefined;
+  readonly itemType?: string | undefined;
+  readonly namespace?: string | undefined;
+  readonly kind?: string | undefined;
+  readonly limit?: number | string | undefined;
+}
+
+/** @throws RyeError USAGE_INVALID_ARGUMENT, ITEM_TYPE_INVALID, REGISTRY_REF_INVALID, transport codes */
+export async function search(
+  session: RegistrySession,
+  input: SearchInput,
+): Promise<Record<string, unknown> & { ok: true }> {
+  const kind = input.kind;
+  if (kind !== undefined && kind !== 'item' && kind !== 'bundle')
+    throw usage(`kind must be item or bundle, not "${kind.slice(0, 40)}"`);
+  const itemType = input.itemType === undefined ? undefined : parseItemType(input.itemType);
+  const namespace = input.namespace;
+  if (namespace !== undefined && !isUsername(namespace)) {
+    throw new RyeError(
+      'REGISTRY_REF_INVALID',
+      `Cannot search namespace "${String(namespace).slice(0, 60)}": namespaces are usernames of 2-39 characters [a-z0-9_-]`,
+      {},
+    );
+  }
+  const limit = input.limit === undefined ? undefined : Number(input.limit);
+  if (limit !== undefined && (!Number.isSafeInteger(limit) || limit < 1 || limit > 1000))
+    throw usage('limit must be a whole number from 1 to 1000');
+  const { value } = await session.http.json({
+    method: 'GET',
+    path: '/v1/search',
+    query: {
+      q: input.query,
+      kind,
+      item_type: itemType,
+      namespace,
+      limit: limit === undefined ? undefined : String(limit),
+    },
+  });
+  const doc = parseSearchDocument(value, session.endpoint.url);
+  return { ok: true, action: 'search', registry: session.endpoint.url, results: doc.results };
+}
+
+/** A `<type|bundle>` argument: an item type, or `bundle`. */
+export function parseTarget(value: string): { kind: 'item' | 'bundle'; itemType: ItemType | null } {
+  return value === 'bundle'
+    ? { kind: 'bundle', itemType: null }
+    : { kind: 'item', itemType: parseItemType(value) };
+}
+
+/** @throws RyeError ITEM_TYPE_INVALID, REGISTRY_REF_INVALID, REGISTRY_NOT_FOUND, transport codes */
+export async function listVersions(
+  session: RegistrySession,
+  target: string,
+  ref: string,
+): Promise<Record<string, unknown> & { ok: true }> {
+  const { kind, itemType } = parseTarget(target);
+  const { namespace, itemId } = parseRegistryRef(ref);
+  const { value } = await session.http.json({
+    method: 'GET',
+    path: '/v1/versions',
+    query: { kind, item_type: itemType ?? undefined, namespace, item_id: itemId },
+  });
+  const doc = parseVersionsDocument(value, session.endpoint.url);
+  return {
+    ok: true,
+    action: 'versions',
+    registry: session.endpoint.url,
+    kind,
+    item_type: itemType,
+    namespace,
+    item_id: itemId,
+    versions: doc.versions,
+  };
+}
+
+/**
+ * Yank (or, with `undo`, restore) a published version: it stays pullable by
+ * exact version but is no longer anyone's "latest".
+ *
+ * @throws RyeError REGISTRY_AUTH_REQUIRED (before any network call),
+ *   ITEM_TYPE_INVALID, REGISTRY_REF_INVALID, REGISTRY_FORBIDDEN, REGISTRY_NOT_FOUND
+ */
+export async function yank(
+  session: RegistrySession,
+  target: string,
+  ref: string,
+  version: string,
+  undo: boolean,
+): Promise<Record<string, unknown> & { ok: true }> {
+  const { url } = session.endpoint;
+  const token = await requireToken(session.spaces, url, session.env, 'yank');
+  const { kind, itemType } = parseTarget(target);
+  const { namespace, itemId } = parseRegistryRef(ref);
+  assertVersion(version);
+  const { value } = await session.http.json({
+    method: 'POST',
+    path: '/v1/yank',
+    token: token.token,
+    json: { kind, item_type: itemType, namespace, item_id: itemId, version, yanked: !undo },
+  });
+  const doc = parseYankDocument(value, url);
+  return {
+    ok: true,
+    action: 'yank',
+    registry: url,
+    kind,
+    item_type: itemType,
+    namespace,
+    item_id: itemId,
+    version,
+    yanked: doc.yanked,
+  };
+}
+
+function usage(why: string): RyeError {
+  return new RyeError('USAGE_INVALID_ARGUMENT', `Cannot search the registry: ${why}`, {});
+}

@@ -1,0 +1,162 @@
+/**
+ * `rye registry pull-bundle <namespace>/<bundle_id>`: fetch a bundle version,
+ * verify its attestation, its registry and author signatures, every path and
+ * every file's bytes — and only then write the files and the author-signed
+ * manifest into the project. Any failure before the writes leaves the project
+ * as it was.
+ */
+import { createHash } from 'node:crypto';
+import { RyeError } from '../../errors/index.js';
+import { readDigest } from '../../bundle/index.js';
+import { MANIFEST_FILE } from '../../bundle/index.js';
+import { assertVersion, parseRegistryRef } from '../names.js';
+import type { BundleFileDocument } from '../wire.js';
+import { checkBundleAnswer } from './bundle-answer.js';
+import { parseBundleVersionDocument } from './documents.js';
+import { mapLimit, TRANSFER_CONCURRENCY } from './map-limit.js';
+import { blobPath, bundlePath } from './paths.js';
+import { conflict, holdsBytes, inspectTarget, type Target } from './project-paths.js';
+import { attestationSummary } from './pull-item.js';
+import { pinnedRegistryKey } from './registry-key.js';
+import type { RegistrySession } from './session.js';
+import { writeAllOrNothing, type FileWrite } from './stage-files.js';
+import { trustAuthorKey } from './trust-author.js';
+import { verifyAnswer } from './verify-answer.js';
+
+/** One blob download may take this long. */
+const BLOB_TIMEOUT_MS = 300_000;
+
+export interface PullBundleInput {
+  /** `<namespace>/<bundle_id>`. */
+  readonly ref: string;
+  readonly version?: string | undefined;
+  readonly force?: boolean | undefined;
+}
+
+/**
+ * @throws RyeError REGISTRY_REF_INVALID, the registry's and the transport's
+ *   codes, every refusal of verifyAnswer and checkBundleAnswer,
+ *   REGISTRY_CONTENT_INVALID (a blob with the wrong size or hash),
+ *   REGISTRY_PULL_CONFLICT, INTEGRITY_SYMLINK_ESCAPE, FILE_WRITE_FAILED.
+ */
+export async function pullBundle(
+  session: RegistrySession,
+  input: PullBundleInput,
+): Promise<Record<string, unknown> & { ok: true }> {
+  const { namespace, itemId: bundleId } = parseRegistryRef(input.ref);
+  const version = input.version ?? null;
+  if (version !== null) assertVersion(version);
+  const { url } = session.endpoint;
+  const project = session.spaces.project;
+
+  const key = await pinnedRegistryKey(session);
+  const { value } = await session.http.json({
+    method: 'GET',
+    path: bundlePath(namespace, bundleId),
+    query: { version: version ?? undefined },
+  });
+  const doc = parseBundleVersionDocument(value, url);
+  const verified = verifyAnswer(
+    { kind: 'bundle', itemType: null, namespace, itemId: bundleId, version },
+    key,
+    doc,
+  );
+  const checked = checkBundleAnswer(verified, doc);
+  const label = `${namespace}/${bundleId}@${verified.statement.version}`;
+
+  // Every target checked, and every conflict found, before a byte is downloaded.
+  const manifestBytes = Buffer.from(verified.text, 'utf8');
+  const manifestTarget = await inspectTarget(project, `.ai/bundles/${bundleId}/${MANIFEST_FILE}`);
+  const targets = new Map<string, Target>();
+  for (const file of checked.files) targets.set(file.path, await inspectTarget(project, file.path));
+  const unchanged = new Set<string>();
+  for (const file of checked.files) {
+    const target = targets.get(file.path) as Target;
+    if (await holdsHash(target, file)) unchanged.add(file.path);
+    else refuseOverwrite(target, input.force === true);
+  }
+  const manifestUnchanged = await holdsBytes(manifestTarget, manifestBytes);
+  if (!manifestUnchanged) refuseOverwrite(manifestTarget, input.force === true);
+
+  const wanted = checked.files.filter((f) => !unchanged.has(f.path));
+  const blobs = await download(session, label, wanted);
+  const writes: FileWrite[] = wanted.map((f) => ({
+    absolute: (targets.get(f.path) as Target).absolute,
+    bytes: blobs.get(f.sha256) as Buffer,
+  }));
+  if (!manifestUnchanged) writes.push({ absolute: manifestTarget.absolute, bytes: manifestBytes });
+  await writeAllOrNothing(writes);
+  const trusted = await trustAuthorKey(session, verified.author, namespace, key.fingerprint);
+  return {
+    ok: true,
+    action: 'pull_bundle',
+    registry: url,
+    namespace,
+    bundle_id: bundleId,
+    version: verified.statement.version,
+    manifest_path: manifestTarget.absolute,
+    files_written: wanted.map((f) => f.path),
+    files_unchanged: [...unchanged],
+    bytes: checked.bytes,
+    yanked: doc.yanked,
+    attestation: attestationSummary(verified),
+    registry_key: { fingerprint: key.fingerprint, pinned_now: key.pinnedNow },
+    trusted_key: trusted,
+  };
+}
+
+function refuseOverwrite(target: Target, force: boolean): void {
+  if (target.kind === 'other') throw conflict(target, 'a folder or special file is there');
+  if (target.kind !== 'missing' && !force) throw conflict(target);
+}
+
+async function holdsHash(target: Target, file: BundleFileDocument): Promise<boolean> {
+  if (target.kind !== 'file' || target.size !== file.size) return false;
+  return (await readDigest(target.absolute)).sha256 === file.sha256;
+}
+
+/** Every distinct blob, each checked for its exact size and SHA-256. */
+async function download(
+  session: RegistrySession,
+  label: string,
+  files: readonly BundleFileDocument[],
+): Promise<Map<string, Buffer>> {
+  const distinct = new Map<string, BundleFileDocument>();
+  for (const f of files) if (!distinct.has(f.sha256)) distinct.set(f.sha256, f);
+  const blobs = new Map<string, Buffer>();
+  await mapLimit([...distinct.values()], TRANSFER_CONCURRENCY, async (file) => {
+    const answer = await session.http
+      .send({
+        method: 'GET',
+        path: blobPath(file.sha256),
+        maxBytes: file.size,
+        timeoutMs: BLOB_TIMEOUT_MS,
+      })
+      .catch((error: unknown) => {
+        // An answer longer than announced is bad content, not a bad protocol.
+        if (error instanceof RyeError && error.code === 'REGISTRY_BAD_RESPONSE')
+          throw blobInvalid(label, file, `more than ${file.size} bytes`, null);
+        throw error;
+      });
+    if (answer.status !== 200)
+      throw session.http.failure({ method: 'GET', path: blobPath(file.sha256) }, answer);
+    const actual = createHash('sha256').update(answer.body).digest('hex');
+    if (answer.body.length !== file.size || actual !== file.sha256)
+      throw blobInvalid(label, file, `${answer.body.length} bytes hashing to ${actual}`, actual);
+    blobs.set(file.sha256, answer.body);
+  });
+  return blobs;
+}
+
+function blobInvalid(
+  label: string,
+  file: BundleFileDocument,
+  got: string,
+  actual: string | null,
+): RyeError {
+  return new RyeError(
+    'REGISTRY_CONTENT_INVALID',
+    `Cannot accept ${label}: ${file.path} should be ${file.size} bytes with SHA-256 ${file.sha256}, the registry sent ${got}; nothing was written`,
+    { path: file.path, expected: file.sha256, actual, size: file.size },
+  );
+}
