@@ -99,4 +99,12 @@ export type { BundleManifest, BundleReport, VerifiedDependencyResult } from './b
 export { execute, updateLockfile, verifyLockfiles } from './executor/index.js';
 export type { ExecuteOptions, ExecuteResult } from './executor/index.js';
 
+export { REGISTRY_ACTIONS, runRegistryAction } from './registry/index.js';
+export type {
+  RegistryAction,
+  RegistryActionOptions,
+  RegistryParams,
+  RegistryResult,
+} from './registry/index.js';
+
 export { main } from './cli/main.js';

@@ -18,3 +18,35 @@ export {
 } from './names.js';
 export type { RegistryRef } from './names.js';
 export type * from './wire.js';
+export {
+  DEFAULT_REGISTRY_URL,
+  REGISTRY_ACTIONS,
+  addAuthorKey,
+  listVersions,
+  logout,
+  openAccountSession,
+  openSession,
+  parseRegistryUrl,
+  pullBundle,
+  pullItem,
+  pushBundle,
+  pushItem,
+  repinRegistryKey,
+  resolveRegistryUrl,
+  runRegistryAction,
+  search,
+  verifyAnswer,
+  whoami,
+  yank,
+} from './client/index.js';
+export type {
+  AskedFor,
+  PinnedRegistryKey,
+  RegistryAction,
+  RegistryActionOptions,
+  RegistryEndpoint,
+  RegistryParams,
+  RegistryResult,
+  RegistrySession,
+  VerifiedAnswer,
+} from './client/index.js';

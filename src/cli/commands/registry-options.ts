@@ -1,0 +1,92 @@
+import type { Command } from 'commander';
+import { RyeError } from '../../errors/index.js';
+import type { RegistrySession } from '../../registry/index.js';
+import {
+  contextOf,
+  withCommonOptions,
+  type CliIo,
+  type CommandContext,
+  type CommonOptions,
+} from '../context.js';
+
+/** Options every `rye registry` client command takes. */
+export type RegistryCliOptions = CommonOptions & { registry?: string };
+
+/** The registry library, loaded on first use (keeps `rye --help` light). */
+export const registryClient = () => import('../../registry/index.js');
+
+/** Add `--json`, `--project` and `--registry URL`. */
+export function withRegistryOptions(command: Command): Command {
+  return withCommonOptions(command).option(
+    '--registry <url>',
+    'registry URL (default: $RYE_REGISTRY_URL, else http://127.0.0.1:8080)',
+  );
+}
+
+/** The command's context and a session with the registry it names. */
+export async function registryContext(
+  options: RegistryCliOptions,
+  io: CliIo,
+): Promise<{ ctx: CommandContext; session: RegistrySession }> {
+  const ctx = contextOf(options, io);
+  const { openSession } = await registryClient();
+  return {
+    ctx,
+    session: openSession({ spaces: ctx.spaces, registry: options.registry, env: io.env }),
+  };
+}
+
+/** Largest password read from stdin. */
+const MAX_PASSWORD_INPUT = 64 * 1024;
+
+/**
+ * The password given on stdin (`--password-stdin`), one trailing newline
+ * removed. Passwords are never taken from argv, where other users can see them.
+ *
+ * @throws RyeError USAGE_INVALID_ARGUMENT
+ */
+export async function readPassword(io: CliIo, passwordStdin: boolean | undefined): Promise<string> {
+  if (passwordStdin !== true) {
+    throw new RyeError(
+      'USAGE_INVALID_ARGUMENT',
+      'Cannot read the password: pass --password-stdin and write it on standard input, e.g. `printf %s "$PW" | rye registry login --username U --password-stdin`',
+      {},
+    );
+  }
+  // processIo() has no readStdin: read the process's own stdin then.
+  const text = io.readStdin !== undefined ? await io.readStdin() : await readProcessStdin();
+  const password = text.replace(/\r?\n$/, '');
+  if (password === '') {
+    throw new RyeError(
+      'USAGE_INVALID_ARGUMENT',
+      'Cannot read the password: standard input was empty',
+      {},
+    );
+  }
+  return password;
+}
+
+async function readProcessStdin(): Promise<string> {
+  if (process.stdin.isTTY === true) {
+    throw new RyeError(
+      'USAGE_INVALID_ARGUMENT',
+      'Cannot read the password: --password-stdin needs the password piped on standard input, not a terminal',
+      {},
+    );
+  }
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of process.stdin) {
+    const buffer = typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer);
+    size += buffer.length;
+    if (size > MAX_PASSWORD_INPUT) {
+      throw new RyeError(
+        'USAGE_INVALID_ARGUMENT',
+        `Cannot read the password: standard input holds more than ${MAX_PASSWORD_INPUT} bytes`,
+        {},
+      );
+    }
+    chunks.push(buffer);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
