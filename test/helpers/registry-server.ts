@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { RYE_BIN } from './cli.js';
@@ -104,6 +104,10 @@ export async function dropPgSchema(url: string): Promise<void> {
     throw new Error(`dropPgSchema() only drops test schemas, not ${String(schema)}`);
   }
   parsed.search = '';
+  // Like libpq (and the registry's store): no user in the URL means the login name.
+  if (parsed.username === '') {
+    parsed.username = process.env['PGUSER'] ?? process.env['USER'] ?? userInfo().username;
+  }
   const client = new pg.Client({ connectionString: parsed.toString() });
   await client.connect();
   try {
