@@ -1,0 +1,223 @@
+// Issue 6 benchmarks: pulls of a small item from a real `rye registry serve`
+// process under 64 concurrent connections (autocannon, in this process), on
+// SQLite and on PostgreSQL, and the throughput of a bundle push.
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import autocannon from 'autocannon';
+import pg from 'pg';
+import {
+  createBundle,
+  ensureSelfTrusted,
+  fingerprintOf,
+  generateKeyPair,
+  parsePrivateKey,
+  resolveSpaces,
+  runRegistryAction,
+  signText,
+} from '../dist/src/index.js';
+import { report } from './util.mjs';
+import { performance } from 'node:perf_hooks';
+
+const BIN = fileURLToPath(new URL('../bin/rye.js', import.meta.url));
+const PG_BASE = process.env.RYE_TEST_PG ?? 'postgres://postgres@127.0.0.1:5432/test';
+const CONNECTIONS = 64;
+const DURATION_S = 10;
+
+const TOOL = `"""A small item for the pull benchmark."""
+__version__ = "1.0.0"
+__tool_type__ = "python"
+__executor_id__ = "rye/core/runtimes/python_script_runtime"
+__category__ = "bench"
+__tool_description__ = "A small item for the pull benchmark"
+
+if __name__ == "__main__":
+    print("hello")
+`;
+
+export async function run() {
+  await pullBench('sqlite');
+  await bundlePushBench();
+  const url = `${PG_BASE}?schema=reg_bench_${randomBytes(4).toString('hex')}`;
+  if (await postgresReachable()) {
+    try {
+      await pullBench('postgres', url);
+    } finally {
+      await dropSchema(url);
+    }
+  } else {
+    report('registry.pull_rps', 0, 'req/s', {
+      store: 'postgres',
+      skipped: 'no PostgreSQL on 127.0.0.1:5432',
+    });
+  }
+}
+
+async function pullBench(store, databaseUrl) {
+  const data = mkdtempSync(join(tmpdir(), 'rye-bench-registry-'));
+  const server = await startServer(data, databaseUrl);
+  try {
+    const author = await newAuthor(server.url, 'bench');
+    const signed = signText(TOOL, { itemType: 'tool', extension: '.py', signer: author.signer });
+    await call(server.url, 'POST', '/v1/items', author.token, {
+      item_type: 'tool',
+      namespace: 'bench',
+      item_id: 'bench/pull_me',
+      version: '1.0.0',
+      extension: '.py',
+      content: signed.text,
+    });
+    const target = `${server.url}/v1/items/tool/bench/bench/pull_me?version=1.0.0`;
+    const result = await autocannon({
+      url: target,
+      connections: CONNECTIONS,
+      duration: DURATION_S,
+    });
+    if (result.errors > 0 || result.non2xx > 0) {
+      throw new Error(`pull bench: ${result.errors} errors, ${result.non2xx} non-2xx answers`);
+    }
+    const extra = {
+      store,
+      connections: CONNECTIONS,
+      seconds: DURATION_S,
+      bytes: signed.text.length,
+    };
+    report('registry.pull_rps', result.requests.average, 'req/s', {
+      ...extra,
+      goal: store === 'sqlite' ? '>= 1500' : undefined,
+    });
+    report('registry.pull_p99_ms', result.latency.p99, 'ms', {
+      ...extra,
+      goal: store === 'sqlite' ? '< 25' : undefined,
+    });
+  } finally {
+    await server.stop();
+    rmSync(data, { recursive: true, force: true });
+  }
+}
+
+const BUNDLE_FILES = 200;
+const BUNDLE_FILE_BYTES = 256 * 1024; // 200 × 256 KiB ≈ 52 MB
+
+/** Push a freshly created ~52 MB bundle through the client library (upload, publish, check). */
+async function bundlePushBench() {
+  const work = mkdtempSync(join(tmpdir(), 'rye-bench-registry-push-'));
+  const server = await startServer(join(work, 'data'));
+  try {
+    const author = await newAuthor(server.url, 'pusher');
+    const project = join(work, 'project');
+    const chunk = randomBytes(BUNDLE_FILE_BYTES * 2);
+    for (let i = 0; i < BUNDLE_FILES; i += 1) {
+      const dir = join(project, 'big-app', `d${i % 10}`);
+      mkdirSync(dir, { recursive: true });
+      const at = (i * 4099) % BUNDLE_FILE_BYTES;
+      writeFileSync(join(dir, `f${i}.bin`), chunk.subarray(at, at + BUNDLE_FILE_BYTES));
+    }
+    mkdirSync(join(project, '.ai/tools/apps/big'), { recursive: true });
+    const env = { ...process.env, RYE_USER_SPACE: join(work, 'user') };
+    const spaces = resolveSpaces({ project, env });
+    await ensureSelfTrusted(spaces, {
+      fingerprint: author.signer.fingerprint,
+      publicKeyPem: author.pair.publicKeyPem,
+    });
+    await createBundle({
+      spaces,
+      bundleId: 'apps/big',
+      version: '1.0.0',
+      includes: ['big-app'],
+      signer: author.signer,
+    });
+    const mb = (BUNDLE_FILES * BUNDLE_FILE_BYTES) / 1e6;
+    const start = performance.now();
+    await runRegistryAction(
+      spaces,
+      { action: 'push_bundle', bundle_id: 'apps/big' },
+      { env: { ...env, RYE_REGISTRY_URL: server.url, RYE_REGISTRY_TOKEN: author.token } },
+    );
+    const ms = performance.now() - start;
+    report('registry.bundle_push_mb_per_s', mb / (ms / 1000), 'MB/s', {
+      files: BUNDLE_FILES,
+      mb: Number(mb.toFixed(1)),
+      ms: Math.round(ms),
+      store: 'sqlite',
+    });
+  } finally {
+    await server.stop();
+    rmSync(work, { recursive: true, force: true });
+  }
+}
+
+/** Sign up, register a fresh author key; returns the token and signer. */
+export async function newAuthor(url, username) {
+  const session = await call(url, 'POST', '/v1/accounts', null, {
+    username,
+    password: 'bench-password-1',
+  });
+  const pair = generateKeyPair();
+  await call(url, 'POST', '/v1/keys', session.token, { public_key: pair.publicKeyPem });
+  const signer = {
+    privateKey: parsePrivateKey(pair.privateKeyPem),
+    fingerprint: fingerprintOf(pair.publicKeyPem),
+  };
+  return { token: session.token, signer, pair };
+}
+
+async function call(url, method, path, token, body) {
+  const headers = { 'content-type': 'application/json' };
+  if (token !== null) headers.authorization = `Bearer ${token}`;
+  const response = await fetch(url + path, { method, headers, body: JSON.stringify(body) });
+  const text = await response.text();
+  if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${text}`);
+  return JSON.parse(text);
+}
+
+/** `rye registry serve --port 0`, resolved once it prints its listening line. */
+export function startServer(data, databaseUrl) {
+  const args = [BIN, 'registry', 'serve', '--port', '0', '--data', data, '--log-level', 'error'];
+  if (databaseUrl !== undefined) args.push('--database', databaseUrl);
+  const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit'] });
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  return new Promise((resolve, reject) => {
+    let out = '';
+    const early = (code) => reject(new Error(`registry serve exited with ${code}`));
+    child.once('exit', early);
+    child.stdout.setEncoding('utf8').on('data', (d) => {
+      out += d;
+      const line = out.split('\n').find((l) => l.includes('"listening"'));
+      if (line === undefined) return;
+      child.removeListener('exit', early);
+      resolve({
+        url: JSON.parse(line).url,
+        stop: async () => {
+          child.kill('SIGTERM');
+          await exited;
+        },
+      });
+    });
+  });
+}
+
+async function postgresReachable() {
+  const client = new pg.Client({ connectionString: PG_BASE });
+  try {
+    await client.connect();
+    await client.end();
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function dropSchema(url) {
+  const schema = new URL(url).searchParams.get('schema');
+  const client = new pg.Client({ connectionString: PG_BASE });
+  await client.connect();
+  try {
+    await client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+  } finally {
+    await client.end();
+  }
+}
