@@ -49,6 +49,7 @@ export function startRegistryProcess(
   });
   let stdout = '';
   let stderr = '';
+  let listening: { url: string; fingerprint: string } | undefined;
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const waitExit = async (signal: NodeJS.Signals): Promise<void> => {
     if (child.exitCode === null && child.signalCode === null) child.kill(signal);
@@ -62,17 +63,18 @@ export function startRegistryProcess(
       reject(new Error(`rye registry serve ${why}\nstdout: ${stdout}\nstderr: ${stderr}`));
     };
     const timer = setTimeout(() => fail('did not print its listening line in 20 s'), 20_000);
-    child.once('exit', (code) => {
+    const early = (code: number | null) => {
       clearTimeout(timer);
       fail(`exited with ${String(code)} before listening`);
-    });
+    };
+    child.once('exit', early);
     child.stdout.setEncoding('utf8').on('data', (d: string) => {
       stdout += d;
       const line = stdout.split('\n').find((l) => l.includes('"listening"'));
-      if (line === undefined) return;
+      if (line === undefined || listening !== undefined) return;
       clearTimeout(timer);
-      child.removeAllListeners('exit');
-      const listening = JSON.parse(line) as { url: string; fingerprint: string };
+      child.off('exit', early);
+      listening = JSON.parse(line) as { url: string; fingerprint: string };
       resolve({
         url: listening.url,
         fingerprint: listening.fingerprint,

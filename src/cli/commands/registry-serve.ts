@@ -60,6 +60,9 @@ export function addServeCommand(registry: Command, io: CliIo, run: Runner): void
       run(options, async () => {
         const { jsonLines, startRegistryServer } = await import('../../registry/server/index.js');
         const ctx = contextOf(options, io);
+        // Listen for signals before the listening line goes out: a script that
+        // reads it and stops the server at once must not kill it mid-start.
+        const signals = untilSignalled();
         const stderr = jsonLines(io.stderr, options.logLevel);
         const server = await startRegistryServer({
           host: options.host,
@@ -74,18 +77,22 @@ export function addServeCommand(registry: Command, io: CliIo, run: Runner): void
             if (entry['msg'] === 'listening') io.stdout(`${JSON.stringify(entry)}\n`);
             else stderr(entry);
           },
+        }).catch((error: unknown) => {
+          signals.stop();
+          throw error;
         });
-        await untilSignalled();
+        await signals.received;
         await server.close();
         return 0;
       }),
     );
 }
 
-/** Resolve on the first SIGINT or SIGTERM. */
-function untilSignalled(): Promise<void> {
-  return new Promise((resolve) => {
-    const stop = () => {
+/** The first SIGINT or SIGTERM; `stop()` removes the handlers (a failed start). */
+function untilSignalled(): { received: Promise<void>; stop(): void } {
+  let stop = (): void => undefined;
+  const received = new Promise<void>((resolve) => {
+    stop = () => {
       process.off('SIGINT', stop);
       process.off('SIGTERM', stop);
       resolve();
@@ -93,6 +100,7 @@ function untilSignalled(): Promise<void> {
     process.on('SIGINT', stop);
     process.on('SIGTERM', stop);
   });
+  return { received, stop: () => stop() };
 }
 
 function integer(min: number, max: number): (value: string) => number {
