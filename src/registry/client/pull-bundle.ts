@@ -7,8 +7,7 @@
  */
 import { createHash } from 'node:crypto';
 import { RyeError } from '../../errors/index.js';
-import { readDigest } from '../../bundle/index.js';
-import { MANIFEST_FILE } from '../../bundle/index.js';
+import { MANIFEST_FILE, readDigest } from '../../bundle/index.js';
 import { assertVersion, parseRegistryRef } from '../names.js';
 import type { BundleFileDocument } from '../wire.js';
 import { checkBundleAnswer } from './bundle-answer.js';
