@@ -63,16 +63,28 @@ export async function startRegistryServer(
     ...(options.limits === undefined ? {} : { limits: options.limits }),
   });
 
-  let server: Server;
+  const server = serve({
+    fetch: app.fetch,
+    port: options.port,
+    hostname: options.host,
+  }) as Server;
   const port = await new Promise<number>((resolve, reject) => {
-    server = serve({ fetch: app.fetch, port: options.port, hostname: options.host }, (info) =>
-      resolve((info as AddressInfo).port),
-    ) as Server;
+    server.once('listening', () => resolve((server.address() as AddressInfo).port));
     server.once('error', reject);
   }).catch(async (error: unknown) => {
     await store.close();
     throw error;
   });
+  // After listening, a server error (EMFILE on accept…) is logged, not fatal.
+  server.removeAllListeners('error');
+  server.on('error', (error) =>
+    log({
+      time: new Date().toISOString(),
+      level: 'error',
+      msg: 'server error',
+      error: String(error),
+    }),
+  );
   const host = options.host.includes(':') ? `[${options.host}]` : options.host;
   const url = `http://${host}:${port}`;
   line('listening', { url, fingerprint: key.fingerprint, store: store.backend });

@@ -210,3 +210,37 @@ describe('stored blobs are re-hashed on every read', () => {
     expectRefused(blob, 500, 'REGISTRY_BLOB_CORRUPT');
   });
 });
+
+describe('bundle versions and yank', () => {
+  it('lists and yanks bundle versions (kind=bundle, no item_type)', async () => {
+    const { manifest, files } = await taskManagerBundle(alice.signer);
+    for (const bytes of files.values()) await putBlob(bytes);
+    expect((await pushBundle(manifest)).status).toBe(201);
+    const versions = await registry.call(
+      'GET',
+      `/v1/versions?kind=bundle&namespace=alice&item_id=${TASK_MANAGER_ID}`,
+    );
+    expect(versions.json.versions.map((v: { version: string }) => v.version)).toEqual(['1.0.0']);
+    const yanked = await registry.call('POST', '/v1/yank', {
+      token: alice.token,
+      body: {
+        kind: 'bundle',
+        item_type: null,
+        namespace: 'alice',
+        item_id: TASK_MANAGER_ID,
+        version: '1.0.0',
+        yanked: true,
+      },
+    });
+    expect(yanked.json).toEqual({ yanked: true });
+    const latest = await registry.call('GET', `/v1/bundles/alice/${TASK_MANAGER_ID}`);
+    expectRefused(latest, 404, 'REGISTRY_NOT_FOUND');
+    const explicit = await registry.call(
+      'GET',
+      `/v1/bundles/alice/${TASK_MANAGER_ID}?version=1.0.0`,
+    );
+    expect(explicit.json.yanked).toBe(true);
+    const found = await registry.call('GET', '/v1/search?kind=bundle');
+    expect(found.json.results).toEqual([]);
+  });
+});

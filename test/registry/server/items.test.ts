@@ -312,3 +312,46 @@ describe('POST /v1/items refusals', () => {
     }
   });
 });
+
+describe('JSON items', () => {
+  it('attests a .json tool: the signature lives in its _signature field', async () => {
+    const text = `${JSON.stringify(
+      {
+        version: '1.0.0',
+        tool_type: 'http',
+        executor_id: null,
+        category: 'utils',
+        description: 'A JSON tool',
+        config: { url: 'https://example.com' },
+      },
+      null,
+      2,
+    )}\n`;
+    const signed = signText(text, { itemType: 'tool', extension: '.json', signer: alice.signer });
+    const answer = await push({
+      item_type: 'tool',
+      namespace: 'alice',
+      item_id: 'utils/fetcher',
+      version: '1.0.0',
+      extension: '.json',
+      content: signed.text,
+    });
+    expect(answer.status).toBe(201);
+    expect(answer.json.author.signature).toBe(formatSignaturePayload(signed.fields));
+    const registryTrust = trustSetOf([
+      {
+        ...parsePublicKey(registry.key.publicKeyPem),
+        owner: 'registry',
+        attestation: '',
+        source: null,
+      },
+    ]);
+    const served = verifyText(answer.json.content, {
+      itemType: 'tool',
+      extension: '.json',
+      trust: registryTrust,
+    });
+    expect(served.verdict).toBe('ok');
+    expect(served.provenance).toBe('rye-registry@alice');
+  });
+});

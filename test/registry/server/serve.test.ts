@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { fingerprintOf } from '../../../src/integrity/index.js';
+import { startRegistryServer } from '../../../src/registry/server/index.js';
 import { RYE_BIN } from '../../helpers/cli.js';
 import {
   dropPgSchema,
@@ -105,5 +106,40 @@ describe('rye registry serve', () => {
       stdio: 'ignore',
     });
     expect(await new Promise((resolve) => child.once('exit', resolve))).toBe(2);
+  });
+});
+
+describe('startRegistryServer()', () => {
+  it('reports the real port for port 0, refuses a port in use, and closes', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'rye-registry-'));
+    const logs: Record<string, unknown>[] = [];
+    try {
+      const first = await startRegistryServer({
+        host: '127.0.0.1',
+        port: 0,
+        dataDir,
+        log: (e) => logs.push(e),
+      });
+      expect(first.port).toBeGreaterThan(0);
+      expect(first.url).toBe(`http://127.0.0.1:${first.port}`);
+      expect(first.backend).toBe('sqlite');
+      expect(logs.find((l) => l['msg'] === 'listening')).toMatchObject({
+        url: first.url,
+        fingerprint: first.fingerprint,
+        store: 'sqlite',
+      });
+      const second = startRegistryServer({
+        host: '127.0.0.1',
+        port: first.port,
+        dataDir: join(dataDir, 'other'),
+        log: () => undefined,
+      });
+      await expect(second).rejects.toThrow(/EADDRINUSE/);
+      expect((await fetch(`${first.url}/health`)).status).toBe(200);
+      await first.close();
+      await expect(fetch(`${first.url}/health`)).rejects.toThrow();
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
   });
 });
