@@ -1,5 +1,11 @@
 import { bodyWithoutSignature, formatSignaturePayload } from '../../integrity/index.js';
-import { ITEM_EXTENSIONS, ITEM_TYPES, assertValid, extractMetadata } from '../../items/index.js';
+import {
+  ITEM_EXTENSIONS,
+  ITEM_TYPES,
+  assertValid,
+  extractMetadata,
+  type ItemMetadata,
+} from '../../items/index.js';
 import { assertRegistryId, assertVersion } from '../names.js';
 import type { ItemVersionDocument } from '../wire.js';
 import { attest } from './attest.js';
@@ -107,7 +113,7 @@ export async function pushItem(
   return { status: 201, document: itemDocument(record, attested.bytes.toString('utf8'), pem) };
 }
 
-function descriptionOf(metadata: Awaited<ReturnType<typeof extractMetadata>>): string | null {
+function descriptionOf(metadata: ItemMetadata): string | null {
   const value =
     metadata.kind === 'directive'
       ? metadata.description

@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { serve } from '@hono/node-server';
 import { createRegistryApp } from './app.js';
+import { InFlight } from './in-flight.js';
 import type { LogFn, RegistryLimits } from './context.js';
 import { REGISTRY_KEY_FILE, loadOrCreateRegistryKey } from './registry-key.js';
 import { jsonLines } from './request-log.js';
@@ -63,8 +64,9 @@ export async function startRegistryServer(
     ...(options.limits === undefined ? {} : { limits: options.limits }),
   });
 
+  const inFlight = new InFlight();
   const server = serve({
-    fetch: app.fetch,
+    fetch: (request, env) => inFlight.track(() => app.fetch(request, env)),
     port: options.port,
     hostname: options.host,
   }) as Server;
@@ -100,6 +102,7 @@ export async function startRegistryServer(
         });
         server.closeIdleConnections();
       });
+      await inFlight.idle(DRAIN_MS);
       await store.close();
       line('stopped');
     })();
