@@ -2,8 +2,15 @@
 // The quick-start demo: a throwaway project and user space, a fresh key, three
 // signed items, a verification, and a tampered file refused. Every step runs
 // the real `rye` binary, exactly as a user would.
-import { spawnSync } from 'node:child_process';
-import { appendFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import {
+  appendFileSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -20,11 +27,12 @@ function write(path, text) {
   writeFileSync(full, text);
 }
 
-function rye(args, expected = 0) {
+function rye(args, expected = 0, as = { project, env }) {
   console.log(`\n$ rye ${args.join(' ')}`);
-  const run = spawnSync(process.execPath, [bin, ...args, '--project', project], {
-    env,
+  const run = spawnSync(process.execPath, [bin, ...args, '--project', as.project], {
+    env: as.env,
     encoding: 'utf8',
+    input: as.stdin,
   });
   process.stdout.write(run.stdout.replace(/^/gm, '  '));
   process.stdout.write(run.stderr.replace(/^/gm, '  '));
@@ -39,6 +47,7 @@ function step(text) {
   console.log(`\n== ${text}`);
 }
 
+let registry;
 try {
   console.log(`Demo project: ${project}`);
   write(
@@ -140,6 +149,7 @@ print(json.dumps({"success": True, "message": fmt.banner(params["name"])}))
   rye(['lock', 'list']);
   step('8. Bundle the tool with an app folder under one signed manifest, then tamper with the app');
   rye(['sign', 'tool', 'demo/report/format']);
+  rye(['lock', 'update', 'demo/report/main']);
   write('report-app/index.html', '<h1>Report</h1>\n');
   write('report-app/logo.svg', '<svg xmlns="http://www.w3.org/2000/svg"/>\n');
   rye(['bundle', 'create', 'demo/report', '--version', '1.0.0', '--include', 'report-app']);
@@ -149,7 +159,64 @@ print(json.dumps({"success": True, "message": fmt.banner(params["name"])}))
     '<script src="https://evil.example/x.js"></script>\n',
   );
   rye(['bundle', 'verify', 'demo/report'], 3);
+  writeFileSync(join(project, 'report-app/index.html'), '<h1>Report</h1>\n');
+
+  step('9. Share the bundle through a registry (embedded: SQLite + blob folder, on loopback)');
+  registry = await startRegistry(join(root, 'registry-data'));
+  env.RYE_REGISTRY_URL = registry.url;
+  rye(['registry', 'signup', '--username', 'alice', '--password-stdin'], 0, {
+    project,
+    env,
+    stdin: 'correct horse battery staple\n',
+  });
+  rye(['registry', 'keys', 'add']);
+  rye(['registry', 'push-bundle', 'demo/report']);
+  step('10. Another user, fresh project and user space: pull (all verified before any write), run');
+  const bob = {
+    project: join(root, 'bob-project'),
+    env: { ...env, RYE_USER_SPACE: join(root, 'bob') },
+  };
+  mkdirSync(bob.project);
+  rye(['registry', 'pull-bundle', 'alice/demo/report'], 0, bob);
+  rye(['bundle', 'verify', 'demo/report'], 0, bob);
+  rye(['execute', 'tool', 'demo/report/main', '--params', '{"name": "Bob"}'], 0, bob);
+  step("11. Tamper with a file on the registry's disk: the next pull refuses and writes nothing");
+  const blobs = join(root, 'registry-data/blobs');
+  const first = readdirSync(blobs)[0];
+  const blob = join(blobs, first, readdirSync(join(blobs, first))[0]);
+  appendFileSync(blob, 'tampered');
+  const carol = {
+    project: join(root, 'carol-project'),
+    env: { ...env, RYE_USER_SPACE: join(root, 'carol') },
+  };
+  mkdirSync(carol.project);
+  rye(['registry', 'pull-bundle', 'alice/demo/report'], 3, carol);
+  console.log(`  files in Carol's project: ${readdirSync(carol.project).length}`);
   console.log('\nDemo finished: every tampered file was refused.');
 } finally {
+  await registry?.stop();
   rmSync(root, { recursive: true, force: true });
+}
+
+/** `rye registry serve --port 0` in the background; resolves once it listens. */
+function startRegistry(data) {
+  const child = spawn(process.execPath, [bin, 'registry', 'serve', '--port', '0', '--data', data], {
+    env,
+    stdio: ['ignore', 'pipe', 'ignore'],
+  });
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  return new Promise((resolve, reject) => {
+    let out = '';
+    const early = (code) => reject(new Error(`rye registry serve exited with ${code}`));
+    child.once('exit', early);
+    child.stdout.setEncoding('utf8').on('data', (d) => {
+      out += d;
+      const line = out.split('\n').find((l) => l.includes('"listening"'));
+      if (line === undefined) return;
+      child.removeListener('exit', early);
+      const { url } = JSON.parse(line);
+      console.log(`  registry listening on ${url}`);
+      resolve({ url, stop: async () => (child.kill('SIGTERM'), await exited) });
+    });
+  });
 }
