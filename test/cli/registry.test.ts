@@ -16,7 +16,6 @@ import { DIRECTIVE, KNOWLEDGE } from '../helpers/items.js';
 import { startRegistryProcess, type RegistryProcess } from '../helpers/registry-server.js';
 import { TASK_MANAGER_FILES, TASK_MANAGER_ID, writeTaskManager } from '../helpers/task-manager.js';
 import { makeTempSpaces, type TempSpaces } from '../helpers/temp-space.js';
-import { stopRegistry } from '../registry/client/fixtures.js';
 
 type Who = Pick<TempSpaces, 'project' | 'env' | 'user'>;
 
@@ -67,7 +66,7 @@ beforeAll(async () => {
   server = await startRegistryProcess();
 });
 afterAll(async () => {
-  await stopRegistry(server);
+  await server.stop();
 });
 
 describe('rye registry, end to end', () => {
@@ -426,7 +425,7 @@ describe('rye registry, a registry whose key changed', () => {
     );
     const leo = consumer();
     expectOk(await run(leo, first.url, ['registry', 'pull', 'knowledge', 'kate/utils/facts']));
-    await stopRegistry(first);
+    await first.stop();
 
     const second = await startRegistryProcess({ args: ['--port', port] });
     try {
@@ -476,7 +475,7 @@ describe('rye registry, a registry whose key changed', () => {
       ]);
       expect(after.json()).toMatchObject({ error: { code: 'REGISTRY_NOT_FOUND' } });
     } finally {
-      await stopRegistry(second);
+      await second.stop();
     }
   });
 });

@@ -13,7 +13,6 @@ import { BUILT_SYSTEM, makeExecProject } from '../helpers/exec-project.js';
 import { startRegistryProcess, type RegistryProcess } from '../helpers/registry-server.js';
 import { TASK_MANAGER_FILES, TASK_MANAGER_ID, writeTaskManager } from '../helpers/task-manager.js';
 import { makeTempSpaces } from '../helpers/temp-space.js';
-import { stopRegistry } from '../registry/client/fixtures.js';
 
 const TOOL = 'rye/core/registry/registry';
 
@@ -22,7 +21,7 @@ beforeAll(async () => {
   server = await startRegistryProcess();
 });
 afterAll(async () => {
-  await stopRegistry(server);
+  await server.stop();
 });
 
 const execute = (project: string, env: NodeJS.ProcessEnv, params: Record<string, unknown>) =>

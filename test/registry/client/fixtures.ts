@@ -2,7 +2,6 @@
  * Genuine registry answers made in the test (a registry key the test holds),
  * and a tiny loopback HTTP server that serves whatever a test scripts.
  */
-import type { ChildProcess } from 'node:child_process';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
@@ -335,22 +334,4 @@ export function snapshot(dir: string): Record<string, string> {
   };
   walk(dir, '');
   return out;
-}
-
-/**
- * Stop a `startRegistryProcess` server and remove its data folder. Works around
- * the helper's stop(), which waits on an 'exit' listener its own start-up
- * removed (`removeAllListeners('exit')`) and so never resolves.
- */
-export async function stopRegistry(server: {
-  readonly process: ChildProcess;
-  readonly dataDir: string;
-}): Promise<void> {
-  const child = server.process;
-  if (child.exitCode === null && child.signalCode === null) {
-    const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-    child.kill('SIGTERM');
-    await exited;
-  }
-  rmSync(server.dataDir, { recursive: true, force: true });
 }
