@@ -5,9 +5,9 @@
  * manifest into the project. Any failure before the writes leaves the project
  * as it was.
  */
-import { createHash } from 'node:crypto';
 import { RyeError } from '../../errors/index.js';
 import { MANIFEST_FILE, readDigest } from '../../bundle/index.js';
+import { sha256Hex } from '../../integrity/index.js';
 import { assertVersion, parseRegistryRef } from '../names.js';
 import type { BundleFileDocument } from '../wire.js';
 import { checkBundleAnswer } from './bundle-answer.js';
@@ -114,6 +114,9 @@ async function holdsHash(target: Target, file: BundleFileDocument): Promise<bool
   return (await readDigest(target.absolute)).sha256 === file.sha256;
 }
 
+/** Bytes allowed for a blob answer that turns out to be an error document. */
+const ERROR_ANSWER_BYTES = 64 * 1024;
+
 /** Every distinct blob, each checked for its exact size and SHA-256. */
 async function download(
   session: RegistrySession,
@@ -128,7 +131,8 @@ async function download(
       .send({
         method: 'GET',
         path: blobPath(file.sha256),
-        maxBytes: file.size,
+        // Room for an error document, so a registry's refusal is reported as itself.
+        maxBytes: Math.max(file.size, ERROR_ANSWER_BYTES),
         timeoutMs: BLOB_TIMEOUT_MS,
       })
       .catch((error: unknown) => {
@@ -139,7 +143,7 @@ async function download(
       });
     if (answer.status !== 200)
       throw session.http.failure({ method: 'GET', path: blobPath(file.sha256) }, answer);
-    const actual = createHash('sha256').update(answer.body).digest('hex');
+    const actual = sha256Hex(answer.body);
     if (answer.body.length !== file.size || actual !== file.sha256)
       throw blobInvalid(label, file, `${answer.body.length} bytes hashing to ${actual}`, actual);
     blobs.set(file.sha256, answer.body);
