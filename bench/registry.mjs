@@ -1,12 +1,10 @@
 // Issue 6 benchmarks: pulls of a small item from a real `rye registry serve`
 // process under 64 concurrent connections (autocannon, in this process), on
 // SQLite and on PostgreSQL, and the throughput of a bundle push.
-import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import pg from 'pg';
 import {
@@ -19,10 +17,10 @@ import {
   runRegistryAction,
   signText,
 } from '../dist/src/index.js';
+import { startRegistry } from '../scripts/registry-process.mjs';
 import { report } from './util.mjs';
 import { performance } from 'node:perf_hooks';
 
-const BIN = fileURLToPath(new URL('../bin/rye.js', import.meta.url));
 const PG_BASE = process.env.RYE_TEST_PG ?? 'postgres://postgres@127.0.0.1:5432/test';
 const CONNECTIONS = 64;
 const DURATION_S = 10;
@@ -58,7 +56,7 @@ export async function run() {
 
 async function pullBench(store, databaseUrl) {
   const data = mkdtempSync(join(tmpdir(), 'rye-bench-registry-'));
-  const server = await startServer(data, databaseUrl);
+  const server = await startRegistry({ data, databaseUrl });
   try {
     const author = await newAuthor(server.url, 'bench');
     const signed = signText(TOOL, { itemType: 'tool', extension: '.py', signer: author.signer });
@@ -105,7 +103,7 @@ const BUNDLE_FILE_BYTES = 256 * 1024; // 200 × 256 KiB ≈ 52 MB
 /** Push a freshly created ~52 MB bundle through the client library (upload, publish, check). */
 async function bundlePushBench() {
   const work = mkdtempSync(join(tmpdir(), 'rye-bench-registry-push-'));
-  const server = await startServer(join(work, 'data'));
+  const server = await startRegistry({ data: join(work, 'data') });
   try {
     const author = await newAuthor(server.url, 'pusher');
     const project = join(work, 'project');
@@ -172,32 +170,6 @@ async function call(url, method, path, token, body) {
   const text = await response.text();
   if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${text}`);
   return JSON.parse(text);
-}
-
-/** `rye registry serve --port 0`, resolved once it prints its listening line. */
-export function startServer(data, databaseUrl) {
-  const args = [BIN, 'registry', 'serve', '--port', '0', '--data', data, '--log-level', 'error'];
-  if (databaseUrl !== undefined) args.push('--database', databaseUrl);
-  const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit'] });
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  return new Promise((resolve, reject) => {
-    let out = '';
-    const early = (code) => reject(new Error(`registry serve exited with ${code}`));
-    child.once('exit', early);
-    child.stdout.setEncoding('utf8').on('data', (d) => {
-      out += d;
-      const line = out.split('\n').find((l) => l.includes('"listening"'));
-      if (line === undefined) return;
-      child.removeListener('exit', early);
-      resolve({
-        url: JSON.parse(line).url,
-        stop: async () => {
-          child.kill('SIGTERM');
-          await exited;
-        },
-      });
-    });
-  });
 }
 
 async function postgresReachable() {

@@ -2,7 +2,7 @@
 // The quick-start demo: a throwaway project and user space, a fresh key, three
 // signed items, a verification, and a tampered file refused. Every step runs
 // the real `rye` binary, exactly as a user would.
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import {
   appendFileSync,
   mkdirSync,
@@ -14,6 +14,7 @@ import {
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { startRegistry } from './registry-process.mjs';
 
 const bin = fileURLToPath(new URL('../bin/rye.js', import.meta.url));
 const root = mkdtempSync(join(tmpdir(), 'rye-demo-'));
@@ -162,7 +163,8 @@ print(json.dumps({"success": True, "message": fmt.banner(params["name"])}))
   writeFileSync(join(project, 'report-app/index.html'), '<h1>Report</h1>\n');
 
   step('9. Share the bundle through a registry (embedded: SQLite + blob folder, on loopback)');
-  registry = await startRegistry(join(root, 'registry-data'));
+  registry = await startRegistry({ data: join(root, 'registry-data'), env });
+  console.log(`  registry listening on ${registry.url}`);
   env.RYE_REGISTRY_URL = registry.url;
   rye(['registry', 'signup', '--username', 'alice', '--password-stdin'], 0, {
     project,
@@ -196,27 +198,4 @@ print(json.dumps({"success": True, "message": fmt.banner(params["name"])}))
 } finally {
   await registry?.stop();
   rmSync(root, { recursive: true, force: true });
-}
-
-/** `rye registry serve --port 0` in the background; resolves once it listens. */
-function startRegistry(data) {
-  const child = spawn(process.execPath, [bin, 'registry', 'serve', '--port', '0', '--data', data], {
-    env,
-    stdio: ['ignore', 'pipe', 'ignore'],
-  });
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  return new Promise((resolve, reject) => {
-    let out = '';
-    const early = (code) => reject(new Error(`rye registry serve exited with ${code}`));
-    child.once('exit', early);
-    child.stdout.setEncoding('utf8').on('data', (d) => {
-      out += d;
-      const line = out.split('\n').find((l) => l.includes('"listening"'));
-      if (line === undefined) return;
-      child.removeListener('exit', early);
-      const { url } = JSON.parse(line);
-      console.log(`  registry listening on ${url}`);
-      resolve({ url, stop: async () => (child.kill('SIGTERM'), await exited) });
-    });
-  });
 }
