@@ -300,6 +300,10 @@ export const ERROR_CODES = {
     class: 'failure',
     hint: 'A different file already exists where the pull would write; pass --force to replace it.',
   },
+  REGISTRY_RATE_LIMITED: {
+    class: 'failure',
+    hint: 'Too many sign-up or log-in attempts from this address; wait for the time the message gives.',
+  },
   REGISTRY_INTERNAL: {
     class: 'failure',
     hint: 'The registry failed on its side; its log says why.',

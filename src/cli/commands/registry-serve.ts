@@ -11,6 +11,7 @@ type ServeOptions = CommonOptions & {
   database?: string;
   key?: string;
   maxBlobBytes?: number;
+  authAttemptsPerMinute?: number;
   logLevel: 'info' | 'warn' | 'error';
 };
 
@@ -50,6 +51,11 @@ export function addServeCommand(registry: Command, io: CliIo, run: Runner): void
       'largest blob upload accepted, in bytes (default 67108864 = 64 MiB)',
       integer(1, Number.MAX_SAFE_INTEGER),
     )
+    .option(
+      '--auth-attempts-per-minute <n>',
+      'sign-up and log-in attempts allowed per client address and minute (default 30)',
+      integer(1, 1_000_000),
+    )
     .addOption(
       new Option('--log-level <level>', 'least severe log line written to stderr')
         .choices(['info', 'warn', 'error'])
@@ -70,9 +76,12 @@ export function addServeCommand(registry: Command, io: CliIo, run: Runner): void
           dataDir: options.data ?? join(ctx.spaces.user, '.ai', 'registry', 'server'),
           databaseUrl: options.database ?? io.env['RYE_REGISTRY_DATABASE_URL'],
           keyFile: options.key,
-          ...(options.maxBlobBytes === undefined
-            ? {}
-            : { limits: { blobBytes: options.maxBlobBytes } }),
+          limits: {
+            ...(options.maxBlobBytes === undefined ? {} : { blobBytes: options.maxBlobBytes }),
+            ...(options.authAttemptsPerMinute === undefined
+              ? {}
+              : { authAttemptsPerMinute: options.authAttemptsPerMinute }),
+          },
           log: (entry) => {
             if (entry['msg'] === 'listening') io.stdout(`${JSON.stringify(entry)}\n`);
             else stderr(entry);

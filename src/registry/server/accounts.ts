@@ -8,6 +8,7 @@ import {
 } from '../../integrity/index.js';
 import { USERNAME_RE } from '../names.js';
 import type { SessionDocument } from '../wire.js';
+import { AttemptLimiter, limitAttempts } from './attempt-limit.js';
 import { requireToken } from './auth.js';
 import { readJsonFields, stringField } from './body.js';
 import type { RegistryEnv, ServerContext } from './context.js';
@@ -28,6 +29,7 @@ export function addAccountRoutes(
   // Log-in for an unknown user still runs scrypt, against this hash, so the
   // answer time does not tell which usernames exist.
   const decoy = hashPassword('decoy password, never matches');
+  const attempts = limitAttempts(new AttemptLimiter(ctx.limits.authAttemptsPerMinute, ctx.now));
 
   const session = async (accountId: number, username: string): Promise<SessionDocument> => {
     const token = newApiToken();
@@ -35,7 +37,7 @@ export function addAccountRoutes(
     return { username, token: token.secret, token_id: token.tokenId };
   };
 
-  app.post('/v1/accounts', json, async (c) => {
+  app.post('/v1/accounts', attempts, json, async (c) => {
     const body = await readJsonFields(c, CREDENTIALS);
     const username = stringField(body, 'username', 39);
     if (!USERNAME_RE.test(username)) {
@@ -49,7 +51,7 @@ export function addAccountRoutes(
     return c.json(await session(account.id, account.username), 201);
   });
 
-  app.post('/v1/sessions', json, async (c) => {
+  app.post('/v1/sessions', attempts, json, async (c) => {
     const body = await readJsonFields(c, CREDENTIALS);
     const username = stringField(body, 'username', 39);
     const password = stringField(body, 'password', MAX_PASSWORD);

@@ -19,6 +19,7 @@ export const DEFAULT_LIMITS: RegistryLimits = {
   jsonBytes: 12 * 1024 * 1024,
   blobBytes: 64 * 1024 * 1024,
   itemBytes: MAX_ITEM_BYTES,
+  authAttemptsPerMinute: 30,
 };
 
 export interface RegistryAppOptions {

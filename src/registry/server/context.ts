@@ -2,7 +2,7 @@ import type { RegistryKey } from './registry-key.js';
 import type { AuthorKeys } from './author-keys.js';
 import type { RegistryStore, TokenRecord } from './store/index.js';
 
-/** Size caps, in bytes. */
+/** Size caps, in bytes, and the sign-up / log-in attempt rate. */
 export interface RegistryLimits {
   /** Any JSON request body (default 12 MiB). */
   readonly jsonBytes: number;
@@ -10,6 +10,8 @@ export interface RegistryLimits {
   readonly blobBytes: number;
   /** One item's `content`, UTF-8 (default MAX_ITEM_BYTES, 8 MiB). */
   readonly itemBytes: number;
+  /** Sign-up and log-in attempts per client address and minute (default 30). */
+  readonly authAttemptsPerMinute: number;
 }
 
 /** One structured log line. */
