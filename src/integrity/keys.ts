@@ -49,6 +49,8 @@ export function canonicalPem(pem: string): string {
 }
 
 const publicKeyCache = new Map<string, PublicKeyInfo>();
+/** Keys kept parsed; a long-running registry sees keys from every account, so the cache is bounded. */
+const PUBLIC_KEY_CACHE_LIMIT = 4096;
 
 /**
  * Parse an Ed25519 SPKI public key (cached by PEM text).
@@ -77,6 +79,9 @@ export function parsePublicKey(publicKeyPem: string): PublicKeyInfo {
   }
   const pem = canonicalPem(key.export({ format: 'pem', type: 'spki' }).toString());
   const info: PublicKeyInfo = { fingerprint: fingerprintOf(pem), publicKeyPem: pem, key };
+  if (publicKeyCache.size >= PUBLIC_KEY_CACHE_LIMIT) {
+    publicKeyCache.delete(publicKeyCache.keys().next().value as string);
+  }
   publicKeyCache.set(publicKeyPem, info);
   return info;
 }
