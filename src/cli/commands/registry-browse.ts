@@ -24,7 +24,7 @@ export function addBrowseCommands(registry: Command, io: CliIo, run: Runner): vo
     .option('--type <item_type>', 'directive, tool or knowledge')
     .option('--namespace <ns>', 'only this namespace')
     .option('--kind <kind>', 'item or bundle')
-    .option('--limit <n>', 'at most this many results (1-1000)')
+    .option('--limit <n>', 'at most this many results (1-200, default 50)')
     .action((text: string | undefined, options: SearchOptions) =>
       run(options, async () => {
         const { ctx, session } = await registryContext(options, io);

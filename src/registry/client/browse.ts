@@ -32,8 +32,8 @@ export async function search(
     );
   }
   const limit = input.limit === undefined ? undefined : Number(input.limit);
-  if (limit !== undefined && (!Number.isSafeInteger(limit) || limit < 1 || limit > 1000))
-    throw usage('limit must be a whole number from 1 to 1000');
+  if (limit !== undefined && (!Number.isSafeInteger(limit) || limit < 1 || limit > 200))
+    throw usage('limit must be a whole number from 1 to 200');
   const { value } = await session.http.json({
     method: 'GET',
     path: '/v1/search',

@@ -29,7 +29,7 @@ export const CONFIG_SCHEMA = {
     namespace: { type: 'string', description: 'push: namespace (default: your username); search: filter' },
     query: { type: 'string', description: 'search text' },
     kind: { type: 'string', enum: ['item', 'bundle'] },
-    limit: { type: 'integer', minimum: 1, maximum: 1000 },
+    limit: { type: 'integer', minimum: 1, maximum: 200 },
     registry: { type: 'string', description: 'registry URL (default: RYE_REGISTRY_URL)' },
     force: { type: 'boolean', description: 'pulls: replace different files already there' },
   },
