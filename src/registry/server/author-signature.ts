@@ -62,6 +62,15 @@ export function checkAuthorSignature(content: SignedContent, trust: TrustSet): S
   if (fields === undefined || fields.contentHash !== result.contentHash) {
     throw new RyeError('REGISTRY_INTERNAL', `Cannot re-read the signature of ${content.label}`, {});
   }
+  if (fields.provenance !== null) {
+    // Provenance is the registry's to add: an author line that already claims
+    // one would be served as a second attestation nobody made.
+    throw new RyeError(
+      'REGISTRY_SIGNATURE_INVALID',
+      `Cannot publish ${content.label}: its signature carries the provenance suffix |${fields.provenance}; re-sign it with rye sign`,
+      { verdict: 'provenance' },
+    );
+  }
   return fields;
 }
 

@@ -228,6 +228,14 @@ describe('POST /v1/items refusals', () => {
     expectRefused(await push({ ...body, content }), 422, 'REGISTRY_SIGNATURE_INVALID');
   });
 
+  it('refuses an author signature that already carries a provenance suffix (422)', async () => {
+    const body = toolPush(alice.signer, 'alice');
+    const content = body['content']!.replace(/^(# [^\n]*)/, '$1|rye-registry@alice');
+    const answer = await push({ ...body, content });
+    expectRefused(answer, 422, 'REGISTRY_SIGNATURE_INVALID');
+    expect(answer.json.error.message).toContain('provenance');
+  });
+
   it('refuses a directive signed over its <directive> span only (422 REGISTRY_SIGNATURE_INVALID)', async () => {
     const text = DIRECTIVE('build_app', 'apps');
     const contentHash = sha256Hex(directiveSpan(text)!);
