@@ -1,18 +1,15 @@
 import { RyeError } from '../../errors/index.js';
-import { formatSignaturePayload } from '../../integrity/index.js';
 import { MAX_MANIFEST_BYTES, manifestPathProblem, parseManifest } from '../../bundle/index.js';
 import { assertRegistryId, assertVersion } from '../names.js';
 import type { BundleVersionDocument } from '../wire.js';
 import { bundleAnswer } from './answers.js';
-import { attest } from './attest.js';
 import { assertOwner } from './auth.js';
 import { checkAuthorSignature } from './author-signature.js';
 import { MAX_NAME_LENGTH, stringField, type Fields } from './body.js';
 import type { ServerContext } from './context.js';
-import { bundleDocument } from './documents.js';
 import { tooLarge } from './errors.js';
-import type { BundleFileRecord, PackageKey, TokenRecord, VersionRecord } from './store/index.js';
-import { assertSameContent } from './versions.js';
+import { publishVersion } from './publish.js';
+import type { BundleFileRecord, TokenRecord } from './store/index.js';
 
 export const BUNDLE_PUSH_FIELDS = ['namespace', 'bundle_id', 'manifest'] as const;
 
@@ -53,49 +50,20 @@ export async function pushBundle(
   const signAs = { itemType: 'tool', extension: '.yaml' } as const;
   const author = checkAuthorSignature({ text, ...signAs, label }, trust);
 
-  const key: PackageKey = { kind: 'bundle', itemType: null, namespace, itemId: bundleId };
-  const existing = await ctx.store.getVersion(key, version);
-  if (existing !== null) {
-    assertSameContent(existing, author.contentHash);
-    return { status: 200, document: await bundleAnswer(ctx, existing) };
-  }
-  const files = await storedFiles(ctx, manifest.files);
-
-  const attested = attest(ctx.key, {
-    kind: 'bundle',
-    itemType: null,
-    namespace,
-    itemId: bundleId,
+  const published = await publishVersion(ctx, {
+    key: { kind: 'bundle', itemType: null, namespace, itemId: bundleId },
     version,
     extension: null,
     text,
     signAs,
     author,
-    now: ctx.now(),
-  });
-  await ctx.store.putBlob(attested.blobSha256, attested.bytes);
-  const record: VersionRecord = {
-    ...key,
-    version,
-    extension: null,
-    contentHash: author.contentHash,
-    blobSha256: attested.blobSha256,
-    size: attested.bytes.length,
-    authorFingerprint: author.fingerprint,
-    authorSignature: formatSignaturePayload(author),
-    statement: attested.statement,
-    statementSignature: attested.statementSignature,
     description: manifest.bundle.description.trim() === '' ? null : manifest.bundle.description,
-    publishedAt: attested.attestedAt,
-    yanked: false,
-    files,
+    files: () => storedFiles(ctx, manifest.files),
+  });
+  return {
+    status: published.status,
+    document: await bundleAnswer(ctx, published.record, published.bytes),
   };
-  const outcome = await ctx.store.publish(record);
-  if (outcome.status === 'exists') {
-    return { status: 200, document: await bundleAnswer(ctx, outcome.record) };
-  }
-  const pem = await ctx.authorKeys.pemOf(namespace, author.fingerprint);
-  return { status: 201, document: bundleDocument(record, attested.bytes.toString('utf8'), pem) };
 }
 
 /**

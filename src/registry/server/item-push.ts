@@ -1,4 +1,4 @@
-import { bodyWithoutSignature, formatSignaturePayload } from '../../integrity/index.js';
+import { bodyWithoutSignature } from '../../integrity/index.js';
 import {
   ITEM_EXTENSIONS,
   ITEM_TYPES,
@@ -8,16 +8,14 @@ import {
 } from '../../items/index.js';
 import { assertRegistryId, assertVersion } from '../names.js';
 import type { ItemVersionDocument } from '../wire.js';
-import { attest } from './attest.js';
 import { assertOwner } from './auth.js';
 import { checkAuthorSignature } from './author-signature.js';
 import { MAX_NAME_LENGTH, choiceOf, stringField, type Fields } from './body.js';
 import type { ServerContext } from './context.js';
 import { itemAnswer } from './answers.js';
-import { itemDocument } from './documents.js';
 import { invalidRequest, tooLarge } from './errors.js';
-import type { PackageKey, TokenRecord, VersionRecord } from './store/index.js';
-import { assertSameContent } from './versions.js';
+import { publishVersion } from './publish.js';
+import type { TokenRecord } from './store/index.js';
 
 export const ITEM_PUSH_FIELDS = [
   'item_type',
@@ -67,50 +65,19 @@ export async function pushItem(
   const trust = await ctx.authorKeys.trustOf(token.accountId, token.username);
   const author = checkAuthorSignature({ text: content, itemType, extension, label }, trust);
 
-  const key: PackageKey = { kind: 'item', itemType, namespace, itemId };
-  const existing = await ctx.store.getVersion(key, version);
-  if (existing !== null) {
-    assertSameContent(existing, author.contentHash);
-    return { status: 200, document: await itemAnswer(ctx, existing) };
-  }
-
-  const now = ctx.now();
-  const attested = attest(ctx.key, {
-    kind: 'item',
-    itemType,
-    namespace,
-    itemId,
+  const published = await publishVersion(ctx, {
+    key: { kind: 'item', itemType, namespace, itemId },
     version,
     extension,
     text: content,
     signAs: { itemType, extension },
     author,
-    now,
-  });
-  await ctx.store.putBlob(attested.blobSha256, attested.bytes);
-  const record: VersionRecord = {
-    ...key,
-    version,
-    extension,
-    contentHash: author.contentHash,
-    blobSha256: attested.blobSha256,
-    size: attested.bytes.length,
-    authorFingerprint: author.fingerprint,
-    authorSignature: formatSignaturePayload(author),
-    statement: attested.statement,
-    statementSignature: attested.statementSignature,
     description: descriptionOf(metadata),
-    publishedAt: attested.attestedAt,
-    yanked: false,
-    files: [],
+  });
+  return {
+    status: published.status,
+    document: await itemAnswer(ctx, published.record, published.bytes),
   };
-  // A concurrent push of the same version may have won: the store says which.
-  const outcome = await ctx.store.publish(record);
-  if (outcome.status === 'exists') {
-    return { status: 200, document: await itemAnswer(ctx, outcome.record) };
-  }
-  const pem = await ctx.authorKeys.pemOf(namespace, author.fingerprint);
-  return { status: 201, document: itemDocument(record, attested.bytes.toString('utf8'), pem) };
 }
 
 function descriptionOf(metadata: ItemMetadata): string | null {
