@@ -1,4 +1,3 @@
-import type { Context } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { RyeError, isRyeError, type ErrorCode } from '../../errors/index.js';
 import type { ErrorDocument } from '../wire.js';
@@ -70,11 +69,6 @@ export function wireErrorOf(error: unknown): WireError {
 /** `{error:{code,message}}`. */
 export function errorBody(code: ErrorCode, message: string): ErrorDocument {
   return { error: { code, message } };
-}
-
-/** Answer a mapped error (the code's own status). */
-export function errorResponse(c: Context, code: ErrorCode, message: string): Response {
-  return c.json(errorBody(code, message), statusFor(code) ?? 500);
 }
 
 /** Shorthand for the errors handlers throw. */

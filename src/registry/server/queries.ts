@@ -7,9 +7,9 @@ import { booleanField, choiceOf, readJsonFields, stringField } from './body.js';
 import type { RegistryEnv, ServerContext } from './context.js';
 import { invalidRequest, notFound } from './errors.js';
 import { parsePackageKey } from './package-key.js';
+import { MAX_SEARCH_LIMIT } from './store/index.js';
 
 const DEFAULT_LIMIT = 50;
-const MAX_LIMIT = 200;
 const MAX_QUERY_TEXT = 200;
 
 /** `GET /v1/versions`, `POST /v1/yank`, `GET /v1/search`. */
@@ -127,8 +127,8 @@ function query(c: Context, allowed: readonly string[]): Record<string, string | 
 function limitOf(raw: string | undefined): number {
   if (raw === undefined) return DEFAULT_LIMIT;
   const n = /^\d{1,4}$/.test(raw) ? Number(raw) : NaN;
-  if (!(n >= 1 && n <= MAX_LIMIT)) {
-    throw invalidRequest(`Cannot search: "limit" must be 1..${MAX_LIMIT}`);
+  if (!(n >= 1 && n <= MAX_SEARCH_LIMIT)) {
+    throw invalidRequest(`Cannot search: "limit" must be 1..${MAX_SEARCH_LIMIT}`);
   }
   return n;
 }

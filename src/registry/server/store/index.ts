@@ -2,6 +2,7 @@ export { openStore } from './open-store.js';
 export type { OpenStoreOptions } from './open-store.js';
 export { openPostgresStore } from './postgres-store.js';
 export { openSqliteStore } from './sqlite-store.js';
+export { MAX_SEARCH_LIMIT } from './search-sql.js';
 export type {
   Account,
   AuthorKeyRecord,

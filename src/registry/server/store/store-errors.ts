@@ -12,9 +12,8 @@ export function isBlobAddress(sha256: string): boolean {
 }
 
 /**
- * Check bytes against the address they are about to be stored under. The
- * caller has checked already; this keeps a wrong address from ever reaching
- * disk or the database.
+ * Check bytes against the address they are about to be stored under: the one
+ * hash of an upload, so a wrong address never reaches disk or the database.
  * @throws RyeError REGISTRY_INVALID_REQUEST, REGISTRY_BLOB_HASH_MISMATCH
  */
 export function checkBlobToStore(sha256: string, bytes: Uint8Array): void {

@@ -142,7 +142,10 @@ export interface RegistryStore {
   listKeys(accountId: number): Promise<AuthorKeyRecord[]>;
 
   // Content-addressed blobs (raw bytes by SHA-256 hex).
-  /** Store bytes whose SHA-256 the caller has checked; idempotent; atomic (never a partial blob). */
+  /**
+   * Store bytes under their SHA-256, checked here; idempotent; atomic (never a partial blob).
+   * @throws RyeError REGISTRY_BLOB_HASH_MISMATCH, REGISTRY_INVALID_REQUEST
+   */
   putBlob(sha256: string, bytes: Buffer): Promise<void>;
   hasBlob(sha256: string): Promise<boolean>;
   /** The first of `sha256s` that is not stored, or null when all are. */
