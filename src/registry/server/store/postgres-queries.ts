@@ -77,7 +77,7 @@ export function versionKeyValues(key: PackageKey, version: string): string[] {
 
 /** One version with its bundle files, read on `client` (inside its transaction, if any). */
 export async function readVersion(
-  client: pg.PoolClient,
+  client: pg.Pool | pg.PoolClient,
   key: PackageKey,
   version: string,
 ): Promise<VersionRecord | null> {

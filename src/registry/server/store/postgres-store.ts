@@ -199,12 +199,8 @@ function postgresStore(pool: pg.Pool): RegistryStore {
       return inTransaction(pool, (client) => publishIn(client, record));
     },
     async getVersion(key, version) {
-      const client = await pool.connect();
-      try {
-        return await readVersion(client, key, version);
-      } finally {
-        client.release();
-      }
+      // Straight on the pool: a published row and its file rows never change.
+      return readVersion(pool, key, version);
     },
     async listVersions(key) {
       const result = await pool.query<SummaryRow>(SQL.listVersions, keyValues(key));
