@@ -71,6 +71,12 @@ export const ERROR_CODES = {
     class: 'failure',
     hint: 'System space is read-only; work in project or user space instead.',
   },
+  // Published with the foundation and kept, as every code is: `rye sign` now
+  // reports each failed item under its own code and exits 1.
+  SIGN_FAILED: {
+    class: 'failure',
+    hint: 'Some items could not be signed; see the list above.',
+  },
   KEY_EXISTS: {
     class: 'failure',
     hint: 'A key pair exists already; pass --force to replace it (items signed with it stop verifying elsewhere).',
