@@ -1,4 +1,5 @@
-import { createHash, randomBytes, scrypt, timingSafeEqual } from 'node:crypto';
+import { randomBytes, scrypt, timingSafeEqual } from 'node:crypto';
+import { sha256Hex } from './hash.js';
 
 /**
  * Registry account secrets: scrypt password hashes and API tokens. Only
@@ -78,5 +79,5 @@ export function newApiToken(): ApiToken {
 
 /** The stored form of a token secret (SHA-256 hex), for lookup. */
 export function apiTokenHash(secret: string): string {
-  return createHash('sha256').update(secret, 'utf8').digest('hex');
+  return sha256Hex(secret);
 }
