@@ -13,7 +13,10 @@ export interface CliIo {
   readonly stderr: (text: string) => void;
   readonly env: NodeJS.ProcessEnv;
   readonly cwd: string;
+  /** All of standard input (capped); absent when the caller has none to give. */
   readonly readStdin?: () => Promise<string>;
+  /** True when standard input is a terminal (nothing is piped in). */
+  readonly stdinIsTTY?: boolean;
   /** True when stderr is a terminal (progress bars are drawn only then). */
   readonly stderrIsTTY?: boolean;
 }

@@ -11,6 +11,7 @@ import { verifyCommand } from './commands/verify.js';
 import type { CliIo } from './context.js';
 import { errorDocument } from './report.js';
 import { createRunner } from './runner.js';
+import { readAllCapped } from './stdin.js';
 
 const VERSION = '0.1.0';
 
@@ -22,6 +23,8 @@ export function processIo(): CliIo {
     env: process.env,
     cwd: process.cwd(),
     stderrIsTTY: process.stderr.isTTY === true,
+    stdinIsTTY: process.stdin.isTTY === true,
+    readStdin: () => readAllCapped(process.stdin),
   };
 }
 

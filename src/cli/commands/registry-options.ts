@@ -36,9 +36,6 @@ export async function registryContext(
   };
 }
 
-/** Largest password read from stdin. */
-const MAX_PASSWORD_INPUT = 64 * 1024;
-
 /**
  * The password given on stdin (`--password-stdin`), one trailing newline
  * removed. Passwords are never taken from argv, where other users can see them.
@@ -53,9 +50,14 @@ export async function readPassword(io: CliIo, passwordStdin: boolean | undefined
       {},
     );
   }
-  // processIo() has no readStdin: read the process's own stdin then.
-  const text = io.readStdin !== undefined ? await io.readStdin() : await readProcessStdin();
-  const password = text.replace(/\r?\n$/, '');
+  if (io.stdinIsTTY === true || io.readStdin === undefined) {
+    throw new RyeError(
+      'USAGE_INVALID_ARGUMENT',
+      'Cannot read the password: --password-stdin needs the password piped on standard input, not a terminal',
+      {},
+    );
+  }
+  const password = (await io.readStdin()).replace(/\r?\n$/, '');
   if (password === '') {
     throw new RyeError(
       'USAGE_INVALID_ARGUMENT',
@@ -64,29 +66,4 @@ export async function readPassword(io: CliIo, passwordStdin: boolean | undefined
     );
   }
   return password;
-}
-
-async function readProcessStdin(): Promise<string> {
-  if (process.stdin.isTTY === true) {
-    throw new RyeError(
-      'USAGE_INVALID_ARGUMENT',
-      'Cannot read the password: --password-stdin needs the password piped on standard input, not a terminal',
-      {},
-    );
-  }
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of process.stdin) {
-    const buffer = typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer);
-    size += buffer.length;
-    if (size > MAX_PASSWORD_INPUT) {
-      throw new RyeError(
-        'USAGE_INVALID_ARGUMENT',
-        `Cannot read the password: standard input holds more than ${MAX_PASSWORD_INPUT} bytes`,
-        {},
-      );
-    }
-    chunks.push(buffer);
-  }
-  return Buffer.concat(chunks).toString('utf8');
 }
