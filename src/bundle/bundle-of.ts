@@ -3,7 +3,7 @@ import { isAbsolute, relative, resolve, sep } from 'node:path';
 import { isRyeError, type ErrorCode } from '../errors/index.js';
 import type { TrustSet } from '../integrity/index.js';
 import { SPACE_NAMES, type SpaceName, type Spaces } from '../items/index.js';
-import { listBundles } from './list.js';
+import { listManifestPaths } from './list.js';
 import {
   VerifiedManifestCache,
   verifiedManifest,
@@ -65,7 +65,8 @@ export async function findBundlesFor(
 
   const covering: BundleCoverage[] = [];
   const refused: RefusedManifest[] = [];
-  const listed = (await listBundles(spaces)).filter((b) => holding.has(b.space));
+  // Paths only: each manifest is read once, by verifiedManifest (listBundles would parse it too).
+  const listed = (await listManifestPaths(spaces)).filter((b) => holding.has(b.space));
   for (const space of SPACE_NAMES) {
     for (const b of listed.filter((l) => l.space === space)) {
       let verified: VerifiedManifest;

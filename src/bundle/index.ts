@@ -20,8 +20,8 @@ export {
   readDigest,
 } from './hash-files.js';
 export type { HashedFile, ProgressFn, ReadDigest } from './hash-files.js';
-export { listBundles } from './list.js';
-export type { ListedBundle } from './list.js';
+export { listBundles, listManifestPaths } from './list.js';
+export type { ListedBundle, ManifestLocation } from './list.js';
 export { MAX_MANIFEST_BYTES, parseManifest } from './manifest-parse.js';
 export { bundleManifestPath, comparePaths, manifestPathProblem } from './manifest-path.js';
 export { serializeManifest } from './manifest-serialize.js';

@@ -1,6 +1,7 @@
 /**
  * `rye bundle list`: every bundle manifest in the three spaces, parsed but not
- * verified (listing is not trusting; `verifyBundle` is).
+ * verified (listing is not trusting; `verifyBundle` is). `listManifestPaths`
+ * is the listing alone, for callers that read each manifest themselves.
  */
 import type { Dirent } from 'node:fs';
 import { readdir } from 'node:fs/promises';
@@ -25,6 +26,40 @@ export interface ListedBundle {
   readonly error?: { readonly code: ErrorCode; readonly message: string };
 }
 
+/** Where one manifest lies on disk (nothing read from it). */
+export interface ManifestLocation {
+  readonly space: SpaceName;
+  /** The folder path under `.ai/bundles/` (what the manifest must declare). */
+  readonly bundleId: string;
+  /** The manifest file, absolute. */
+  readonly path: string;
+  /** Why that folder path is not a bundle id (`problemWith`), when it is not one. */
+  readonly idProblem?: string;
+}
+
+/**
+ * Every `<space>/.ai/bundles/**\/manifest.yaml`, project → user → system, then
+ * by bundle id, without reading any of them. Links are not followed. A folder
+ * path that is not a bundle id is still listed, with its `idProblem`.
+ *
+ * @throws RyeError FILE_UNREADABLE when a bundles folder cannot be listed.
+ */
+export async function listManifestPaths(spaces: Spaces): Promise<ManifestLocation[]> {
+  const out: ManifestLocation[] = [];
+  for (const space of SPACE_NAMES) {
+    const root = join(aiDir(spaces, space), 'bundles');
+    const found: ManifestLocation[] = [];
+    for (const segments of await findManifests(root, [])) {
+      const bundleId = segments.join('/');
+      const path = join(root, ...segments, MANIFEST_FILE);
+      const idProblem = problemWith(bundleId);
+      found.push({ space, bundleId, path, ...(idProblem === undefined ? {} : { idProblem }) });
+    }
+    out.push(...found.sort((a, b) => comparePaths(a.bundleId, b.bundleId)));
+  }
+  return out;
+}
+
 /**
  * Every `<space>/.ai/bundles/**\/manifest.yaml`, project → user → system, then
  * by bundle id. Links are not followed. A manifest that cannot be read or
@@ -34,15 +69,8 @@ export interface ListedBundle {
  */
 export async function listBundles(spaces: Spaces): Promise<ListedBundle[]> {
   const out: ListedBundle[] = [];
-  for (const space of SPACE_NAMES) {
-    const root = join(aiDir(spaces, space), 'bundles');
-    const found: ListedBundle[] = [];
-    for (const segments of await findManifests(root, [])) {
-      const bundleId = segments.join('/');
-      const path = join(root, ...segments, MANIFEST_FILE);
-      found.push({ bundleId, space, path, ...(await summarize(bundleId, path)) });
-    }
-    out.push(...found.sort((a, b) => comparePaths(a.bundleId, b.bundleId)));
+  for (const { bundleId, space, path, idProblem } of await listManifestPaths(spaces)) {
+    out.push({ bundleId, space, path, ...(await summarize(bundleId, path, idProblem)) });
   }
   return out;
 }
@@ -50,10 +78,10 @@ export async function listBundles(spaces: Spaces): Promise<ListedBundle[]> {
 async function summarize(
   bundleId: string,
   path: string,
+  idProblem: string | undefined,
 ): Promise<Pick<ListedBundle, 'version' | 'fileCount' | 'error'>> {
   try {
-    const why = problemWith(bundleId);
-    if (why !== undefined) throw invalid(path, `its folder is not a bundle id: ${why}`);
+    if (idProblem !== undefined) throw invalid(path, `its folder is not a bundle id: ${idProblem}`);
     const text = decodeText(await readFileCapped(path, MAX_MANIFEST_BYTES), path);
     const manifest = parseManifest(text, path);
     if (manifest.bundle.id !== bundleId) {
