@@ -1,5 +1,5 @@
 import { readdirSync, readlinkSync, realpathSync, statSync } from 'node:fs';
-import { dirname, extname, isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { dirname, extname, join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { RyeError, isRyeError, type ErrorCode } from '../errors/index.js';
 import {
@@ -8,7 +8,7 @@ import {
   type TrustSet,
   type VerifyResult,
 } from '../integrity/index.js';
-import { decodeText, readFileCappedSync, unreadable } from '../platform/index.js';
+import { decodeText, readFileCappedSync, relativeInside, unreadable } from '../platform/index.js';
 import type { VerifyDepsConfig } from './types.js';
 import type { VerifiedFileCache } from './verified-file-cache.js';
 
@@ -285,7 +285,8 @@ function collect(base: string, recursive: boolean, config: VerifyDepsConfig): Ca
   }
   for (const link of links.sort(byRel)) {
     const target = linkTarget(link.abs);
-    if (!inside(base, target.path)) {
+    // The base itself counts as inside (a link to `.`): walked where it lives, no loop.
+    if (relativeInside(base, target.path) === undefined) {
       throw new RyeError(
         'INTEGRITY_SYMLINK_ESCAPE',
         `Cannot verify dependencies in ${base}: symlink ${link.rel} points to ${target.path}, outside the folder`,
@@ -315,11 +316,6 @@ function linkTarget(abs: string): { path: string; isFile: boolean } {
       isFile: false,
     };
   }
-}
-
-function inside(base: string, target: string): boolean {
-  const rel = relative(base, target);
-  return rel === '' || (!isAbsolute(rel) && rel !== '..' && !rel.startsWith(`..${sep}`));
 }
 
 function byRel(a: { rel: string }, b: { rel: string }): number {

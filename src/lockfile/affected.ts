@@ -1,5 +1,6 @@
-import { isAbsolute, join, relative, sep } from 'node:path';
+import { join } from 'node:path';
 import type { SpaceName, Spaces } from '../items/index.js';
+import { relativeInside } from '../platform/index.js';
 import { lockedSpace } from './check.js';
 import { listLockfiles } from './store.js';
 
@@ -36,13 +37,8 @@ export async function lockfilesAffectedBy(
     if (deps === undefined || rootSpace === null) continue;
     const base = join(spaces[rootSpace], deps.anchorPath);
     const dep = signed
-      .map((s) => relative(base, s.path))
-      .find(
-        (rel) =>
-          !rel.startsWith('..') &&
-          !isAbsolute(rel) &&
-          Object.hasOwn(deps.files, rel.split(sep).join('/')),
-      );
+      .map((s) => relativeInside(base, s.path))
+      .find((rel) => rel !== undefined && Object.hasOwn(deps.files, rel));
     if (dep !== undefined) out.push({ path: listed.path, toolId: lockfile.root.toolId, pins: dep });
   }
   return out;

@@ -1,10 +1,10 @@
 import type { Dirent } from 'node:fs';
 import { lstat, mkdir, readdir, realpath, rm } from 'node:fs/promises';
-import { basename, dirname, isAbsolute, join, relative } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { RyeError, isRyeError } from '../errors/index.js';
 import type { ErrorCode } from '../errors/index.js';
 import type { SpaceName, Spaces } from '../items/index.js';
-import { messageOf, readTextFile, writeFileAtomic } from '../platform/index.js';
+import { messageOf, readTextFile, relativeInside, writeFileAtomic } from '../platform/index.js';
 import { MAX_LOCKFILE_BYTES, parseLockfile } from './parse.js';
 import {
   LOCKFILE_SUFFIX,
@@ -90,8 +90,7 @@ export async function writeLockfile(
   checkRoot(parseLockfile(text, path), path, toolId, version);
   try {
     await mkdir(dirname(path), { recursive: true });
-    const rel = relative(await realpath(dir), await realpath(dirname(path)));
-    if (rel.startsWith('..') || isAbsolute(rel))
+    if (relativeInside(await realpath(dir), await realpath(dirname(path))) === undefined)
       throw new Error(`a symbolic link leads out of ${dir}`);
   } catch (error) {
     throw fsError('FILE_WRITE_FAILED', 'write', path, error);

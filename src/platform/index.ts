@@ -12,3 +12,4 @@ export {
   writeFileAtomic,
 } from './files.js';
 export { packageRoot } from './package-root.js';
+export { relativeInside } from './path-inside.js';
