@@ -86,10 +86,8 @@ export async function findBundlesFor(
       const rel = relativeInside(verified.baseDir, target);
       if (rel === undefined) continue;
       const entry = verified.manifest.files.get(rel);
-      const included = verified.manifest.bundle.includes.some((folder) => {
-        const dir = folder.replace(/\/+$/, '');
-        return dir !== '' && rel.startsWith(`${dir}/`);
-      });
+      // Includes passed manifestPathProblem: never empty, never a trailing `/`.
+      const included = verified.manifest.bundle.includes.some((dir) => rel.startsWith(`${dir}/`));
       if (entry !== undefined || included) {
         covering.push({ verified, relativePath: rel, entry, included });
       }

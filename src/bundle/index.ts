@@ -24,6 +24,7 @@ export { listBundles, listManifestPaths } from './list.js';
 export type { ListedBundle, ManifestLocation } from './list.js';
 export { MAX_MANIFEST_BYTES, parseManifest } from './manifest-parse.js';
 export { bundleManifestPath, comparePaths, manifestPathProblem } from './manifest-path.js';
+export { manifestScopeProblem } from './manifest-scope.js';
 export { serializeManifest } from './manifest-serialize.js';
 export { MANIFEST_FILE } from './types.js';
 export type { BundleInfo, BundleManifest, ManifestEntry } from './types.js';

@@ -6,6 +6,7 @@ import type { SpaceName } from '../items/index.js';
 import { decodeText, readFileCapped, unreadable } from '../platform/index.js';
 import { MAX_MANIFEST_BYTES, parseManifest } from './manifest-parse.js';
 import { bundleManifestPath } from './manifest-path.js';
+import { manifestScopeProblem } from './manifest-scope.js';
 import type { BundleManifest } from './types.js';
 
 /** A bundle manifest whose signature verified under the caller's trust set. */
@@ -84,15 +85,18 @@ export class VerifiedManifestCache {
 
 /**
  * Read a bundle manifest once (capped at 16 MiB), verify its `#` signature line
- * as a `.yaml` tool item against `trust`, then parse the same bytes. The
- * manifest must lie at `<base>/.ai/bundles/<bundle.id>/manifest.yaml`. Served
+ * as a `.yaml` tool item against `trust`, then parse the same bytes. It must
+ * list only its own bundle's folders (`manifestScopeProblem`, as `rye bundle
+ * verify` and a pull require) and lie at
+ * `<base>/.ai/bundles/<bundle.id>/manifest.yaml`. Served
  * from `cache` while the bytes and the signing key's trust are unchanged.
  *
  * @throws RyeError with the verdict's code (INTEGRITY_UNSIGNED,
  *   INTEGRITY_HASH_MISMATCH, INTEGRITY_UNTRUSTED_KEY, INTEGRITY_BAD_SIGNATURE,
  *   INTEGRITY_MALFORMED_SIGNATURE, …) naming the manifest; FILE_UNREADABLE,
- *   FILE_TOO_LARGE, FILE_BINARY; BUNDLE_MANIFEST_INVALID for a malformed body or
- *   a manifest lying outside its bundle's folder.
+ *   FILE_TOO_LARGE, FILE_BINARY; BUNDLE_MANIFEST_INVALID for a malformed body, a
+ *   path listed outside the bundle's folders, or a manifest lying outside its
+ *   bundle's folder. Failures are never cached.
  */
 export async function verifiedManifest(
   path: string,
@@ -121,6 +125,15 @@ export async function verifiedManifest(
     }
     // Parsed only after the signature verified: the body is authenticated input from here on.
     const manifest = parseManifest(text, abs);
+    // Authenticated is not in scope: a manifest of one bundle must never vouch for another's files.
+    const outOfScope = manifestScopeProblem(manifest, manifest.bundle.id);
+    if (outOfScope !== undefined) {
+      throw new RyeError(
+        'BUNDLE_MANIFEST_INVALID',
+        `Cannot use bundle manifest ${abs}: ${outOfScope}`,
+        { path: abs, bundleId: manifest.bundle.id },
+      );
+    }
     entry = {
       manifest,
       fingerprint: result.fingerprint,

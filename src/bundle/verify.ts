@@ -14,7 +14,7 @@ import {
 } from '../integrity/index.js';
 import { SPACE_NAMES, aiDir, type SpaceName, type Spaces } from '../items/index.js';
 import { decodeText, pathExists, readFileCapped } from '../platform/index.js';
-import { bundleRoots, isManifestPath, walkBundle } from './collect.js';
+import { walkBundle } from './collect.js';
 import {
   itemTypeOfPath,
   mapBounded,
@@ -24,6 +24,7 @@ import {
 } from './hash-files.js';
 import { MAX_MANIFEST_BYTES, parseManifest } from './manifest-parse.js';
 import { bundleManifestPath, comparePaths } from './manifest-path.js';
+import { manifestScopeProblem } from './manifest-scope.js';
 import type { ManifestEntry } from './types.js';
 
 export interface VerifyBundleInput {
@@ -122,7 +123,15 @@ export async function verifyBundle(input: VerifyBundleInput): Promise<BundleRepo
 
   const manifest = parseManifest(text, path);
   const { includes } = manifest.bundle;
-  assertInScope(path, bundleId, manifest.bundle.id, includes, [...manifest.files.keys()]);
+  // A verified manifest may still only speak for its own bundle's files.
+  const outOfScope = manifestScopeProblem(manifest, bundleId);
+  if (outOfScope !== undefined) {
+    throw new RyeError(
+      'BUNDLE_MANIFEST_INVALID',
+      `Cannot verify bundle ${bundleId}: manifest ${path} is refused: ${outOfScope}`,
+      { source: path, bundleId },
+    );
+  }
 
   // Real path of the base: a listed path must resolve inside it without passing a link.
   const base = realpathSync(spaces[space]);
@@ -215,29 +224,6 @@ export async function findManifest(
     `Cannot ${verb} bundle ${bundleId}: no manifest in any space`,
     { bundleId },
   );
-}
-
-/** A verified manifest may still only speak for its own bundle's files. */
-function assertInScope(
-  source: string,
-  bundleId: string,
-  declared: string,
-  includes: readonly string[],
-  paths: readonly string[],
-): void {
-  const refuse = (why: string): never => {
-    throw new RyeError(
-      'BUNDLE_MANIFEST_INVALID',
-      `Cannot verify bundle ${bundleId}: manifest ${source} ${why}`,
-      { source, bundleId },
-    );
-  };
-  if (declared !== bundleId) refuse(`declares bundle ${declared}`);
-  const roots = bundleRoots(bundleId, includes);
-  const stray = paths.find(
-    (p) => isManifestPath(p) || !roots.some((r) => p === r || p.startsWith(`${r}/`)),
-  );
-  if (stray !== undefined) refuse(`lists ${stray}, outside the bundle's folders`);
 }
 
 async function checkFile(

@@ -4,12 +4,7 @@
  * own folders, and be exactly the file list the answer announces. Pure.
  */
 import { RyeError } from '../../errors/index.js';
-import {
-  bundleRoots,
-  isManifestPath,
-  parseManifest,
-  type BundleManifest,
-} from '../../bundle/index.js';
+import { manifestScopeProblem, parseManifest, type BundleManifest } from '../../bundle/index.js';
 import type { BundleFileDocument, BundleVersionDocument } from '../wire.js';
 import type { VerifiedAnswer } from './verify-answer.js';
 
@@ -52,15 +47,9 @@ export function checkBundleAnswer(
   const invalid = (why: string, details: Record<string, unknown> = {}): never => {
     throw new RyeError('REGISTRY_CONTENT_INVALID', `Cannot accept ${label}: ${why}`, details);
   };
-  let roots: string[];
-  try {
-    roots = bundleRoots(info.id, info.includes);
-  } catch (error) {
-    return invalid(`its manifest declares a bad folder (${(error as Error).message})`);
-  }
+  const outOfScope = manifestScopeProblem(manifest, info.id);
+  if (outOfScope !== undefined) invalid(`its manifest is refused: ${outOfScope}`);
   for (const path of manifest.files.keys()) {
-    if (isManifestPath(path) || !roots.some((r) => path === r || path.startsWith(`${r}/`)))
-      invalid(`its manifest lists ${path.slice(0, 200)}, outside the bundle's folders`, { path });
     // A file and a folder cannot share one name: `a` and `a/b` cannot both be written.
     for (let at = path.indexOf('/'); at !== -1; at = path.indexOf('/', at + 1)) {
       if (manifest.files.has(path.slice(0, at)))
