@@ -63,6 +63,9 @@ export async function verifyLockfiles(
   toolId?: string,
 ): Promise<LockStatus[]> {
   const out: LockStatus[] = [];
+  // One cache for the whole listing: lockfiles share runtimes and libraries, and a
+  // verdict is keyed by the file's bytes and rechecked against `trust` on each hit.
+  const cache = new VerifiedFileCache();
   for (const listed of await listLockfiles(spaces)) {
     if (toolId !== undefined && listed.toolId !== toolId) continue;
     const base = {
@@ -83,7 +86,7 @@ export async function verifyLockfiles(
     try {
       await prepareRun(spaces, listed.lockfile.root.toolId, {
         trust,
-        cache: new VerifiedFileCache(),
+        cache,
         lock: {
           mode: 'given',
           found: {
