@@ -234,9 +234,9 @@ export function buildLockfile(
     signature: null,
   };
   if (deps === null) return { ...common, lockfileVersion: 1 };
+  // serializeLockfile orders the files (by code point); insertion order does not matter here.
   const files: Record<string, string> = {};
-  for (const [rel, sha] of [...deps.files].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
-    files[rel] = `sha256:${sha}`;
+  for (const [rel, sha] of deps.files) files[rel] = `sha256:${sha}`;
   const verifiedDeps: VerifiedDeps = {
     anchorPath: relativeToBase(base, deps.anchorPath),
     scope: deps.scope,
@@ -248,24 +248,27 @@ export function buildLockfile(
 /**
  * Serialize, sign with the user's key when there is one (so the fast path can
  * trust it later), and write where the root tool's space says. Returns the path.
- * A lockfile without `registry` keeps the one of the lockfile it replaces when
- * that one pinned the same root content (a re-lock of a pulled tool).
+ * Writes `lockfile` as given: a caller replacing a lockfile carries its
+ * `registry` over first (readReplacedRegistry).
  */
 export async function saveLockfile(
   spaces: Spaces,
   root: ChainElement,
   lockfile: Lockfile,
 ): Promise<string> {
-  const registry = lockfile.registry ?? (await replacedRegistry(spaces, root, lockfile));
-  const text = serializeLockfile(registry === null ? lockfile : { ...lockfile, registry });
+  const text = serializeLockfile(lockfile);
   const signer = await readSigner(keyDir(spaces)).catch((): Signer | null => null);
   const signed =
     signer === null ? text : signText(text, { itemType: 'tool', extension: '.json', signer }).text;
   return writeLockfile(spaces, root.space, signed, lockfile);
 }
 
-/** The `registry` field of the lockfile at the write path, when it pins the same root. */
-async function replacedRegistry(
+/**
+ * The `registry` field of the lockfile that writing `lockfile` would replace,
+ * when that one pins the same root content (a re-lock of a pulled tool), else
+ * null. Never throws: a missing or unreadable lockfile has nothing to carry over.
+ */
+export async function readReplacedRegistry(
   spaces: Spaces,
   root: ChainElement,
   lockfile: Lockfile,

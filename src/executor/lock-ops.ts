@@ -2,7 +2,7 @@ import { isRyeError, type ErrorCode } from '../errors/index.js';
 import type { TrustSet } from '../integrity/index.js';
 import type { Spaces } from '../items/index.js';
 import { listLockfiles, type Lockfile } from '../lockfile/index.js';
-import { buildLockfile, saveLockfile } from './lock-flow.js';
+import { buildLockfile, readReplacedRegistry, saveLockfile } from './lock-flow.js';
 import { prepareRun } from './prepare.js';
 import type { ChainElement } from './types.js';
 import { VerifiedFileCache } from './verify-deps.js';
@@ -30,13 +30,17 @@ export async function updateLockfile(
     lock: { mode: 'ignore' },
   });
   const root = prepared.chain[0] as ChainElement;
-  const lockfile = buildLockfile(
+  const built = buildLockfile(
     prepared.chain,
     spaces[root.space],
     prepared.deps.pins,
     now,
     registry,
   );
+  const lockfile =
+    registry === null
+      ? { ...built, registry: await readReplacedRegistry(spaces, root, built) }
+      : built;
   return { path: await saveLockfile(spaces, root, lockfile), lockfile };
 }
 

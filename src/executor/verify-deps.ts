@@ -3,6 +3,7 @@ import { dirname, extname, join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { RyeError, isRyeError, type ErrorCode } from '../errors/index.js';
 import {
+  compareCodePoints,
   sha256Hex,
   verifyTextAsync,
   type TrustSet,
@@ -318,8 +319,9 @@ function linkTarget(abs: string): { path: string; isFile: boolean } {
   }
 }
 
+/** Code-point order, as serializeLockfile and the Python implementation sort paths. */
 function byRel(a: { rel: string }, b: { rel: string }): number {
-  return a.rel < b.rel ? -1 : a.rel > b.rel ? 1 : 0;
+  return compareCodePoints(a.rel, b.rel);
 }
 
 /** Run a file-system call; anything but a RyeError becomes FILE_UNREADABLE. */

@@ -1,5 +1,10 @@
 import { isRyeError } from '../errors/index.js';
-import { computeContentHash, verifyText, type TrustSet } from '../integrity/index.js';
+import {
+  compareCodePoints,
+  computeContentHash,
+  verifyText,
+  type TrustSet,
+} from '../integrity/index.js';
 import { readTextFileSync } from '../platform/index.js';
 import { resolveItem, type SpaceName, type Spaces } from '../items/index.js';
 import type { Lockfile, VerifiedDeps } from './types.js';
@@ -155,7 +160,7 @@ export function compareDeps(
       });
     }
   }
-  return out.sort((a, b) => (a.subject < b.subject ? -1 : a.subject > b.subject ? 1 : 0));
+  return out.sort((a, b) => compareCodePoints(a.subject, b.subject));
 }
 
 /**

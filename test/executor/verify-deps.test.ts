@@ -244,6 +244,24 @@ describe('verifyDependencies()', () => {
     expect(error.message).toContain('alias.py');
   });
 
+  it('reports files in code-point order, as the lockfile serializes them', async () => {
+    const base = tempRoot();
+    // UTF-16 `<` puts the astral name (a surrogate pair, 0xD83D…) before U+FF5E.
+    const names = ['\uff5e.py', '\u{1f600}.py', 'a.py'];
+    for (const rel of names) write(base, rel, sign(rel, `# ${rel}\n`));
+    const report = await run(base);
+    expect(report.files.map((f) => f.relativePath)).toEqual(['a.py', '\uff5e.py', '\u{1f600}.py']);
+  });
+
+  it('treats a file named ..x.py and a link to the base itself as inside', async () => {
+    const base = tempRoot();
+    write(base, '..x.py', sign('..x.py', 'x = 1\n'));
+    symlinkSync(join(base, '..x.py'), join(base, 'alias.py'));
+    symlinkSync(base, join(base, 'self'));
+    const report = await run(base);
+    expect(report.files.map((f) => f.relativePath)).toEqual(['..x.py', 'alias.py']);
+  });
+
   it('stays at the top level for tool_siblings and for recursive: false', async () => {
     const threads = threadsTree();
     write(threads, 'loaders/unsigned.py', 'x = 1\n');
