@@ -7,7 +7,7 @@ import { open } from 'node:fs/promises';
 import { createHash, webcrypto } from 'node:crypto';
 import { ITEM_EXTENSIONS, ITEM_FOLDERS, ITEM_TYPES, type ItemType } from '../items/index.js';
 import {
-  SIGNATURE_MARKER,
+  locateCommentSignature,
   normalizeNewlines,
   readJsonSignature,
   signatureFormatFor,
@@ -164,7 +164,8 @@ export function itemTypeOfPath(path: string): ItemType | undefined {
 
 /**
  * True when the file is UTF-8 text with a signature line where its format puts
- * one. A prefix check only: the signature itself is verified by `verifyBundle`.
+ * one (`locateCommentSignature`: signed or malformed). The signature itself is
+ * verified by `verifyBundle`.
  */
 export function hasInlineSignature(path: string, bytes: Uint8Array): boolean {
   const type = itemTypeOfPath(path);
@@ -177,14 +178,8 @@ export function hasInlineSignature(path: string, bytes: Uint8Array): boolean {
   } catch {
     return false;
   }
-  if (format.kind === 'comment') {
-    let start = 0;
-    if (format.placement === 'after-shebang' && text.startsWith('#!')) {
-      start = text.indexOf('\n') + 1;
-      if (start === 0) return false; // a shebang line and nothing else
-    }
-    return text.startsWith(`${format.prefix} ${SIGNATURE_MARKER}`, start);
-  }
+  // A malformed line still claims a signature: verifyBundle then reports it as bad.
+  if (format.kind === 'comment') return locateCommentSignature(text, format).status !== 'unsigned';
   try {
     return readJsonSignature(text, format.field, path).payload !== null;
   } catch {
