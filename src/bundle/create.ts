@@ -5,8 +5,7 @@
 import { relative, sep } from 'node:path';
 import { RyeError } from '../errors/index.js';
 import { formatTimestamp, signText, type Signer } from '../integrity/index.js';
-import { aiDir, resolveItem, type ItemType, type Spaces } from '../items/index.js';
-import { isSemver } from '../items/semver.js';
+import { aiDir, isSemver, resolveItem, type ItemType, type Spaces } from '../items/index.js';
 import { writeFileAtomic } from '../platform/index.js';
 import { collectBundleFiles } from './collect.js';
 import { hashFiles, type ProgressFn } from './hash-files.js';

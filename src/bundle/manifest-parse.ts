@@ -5,8 +5,7 @@
  */
 import { isAlias, isMap, isScalar, LineCounter, parseDocument, visit, type Document } from 'yaml';
 import { RyeError } from '../errors/index.js';
-import { ITEM_TYPES, parseItemId, type ItemType } from '../items/index.js';
-import { isSemver } from '../items/semver.js';
+import { ITEM_TYPES, isSemver, parseItemId, type ItemType } from '../items/index.js';
 import { tryParseFilesFast } from './manifest-fast.js';
 import { comparePaths, manifestPathProblem } from './manifest-path.js';
 import type { BundleInfo, BundleManifest, ManifestEntry } from './types.js';
@@ -310,6 +309,8 @@ function itemIdIssue(where: string, id: string, issues: Issues): void {
   }
 }
 
+// Not platform's messageOf: that one prefixes an error's `code`, and a RyeError
+// (ITEM_ID_INVALID) or a YAMLError has one; issues quote the message alone.
 function messageOf(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
