@@ -1,8 +1,8 @@
 import type { TrustSet } from '../integrity/index.js';
-import { readFileSync } from 'node:fs';
 import { extname, join } from 'node:path';
 import { checkDeps, type DepsSnapshot, type LockInUse } from './lock-flow.js';
 import { resignedAfter } from '../lockfile/index.js';
+import { readTextFileSync } from '../platform/index.js';
 import { verifyRuntimeLib } from './runtime-lib.js';
 import type { VerifyDepsConfig } from './types.js';
 import {
@@ -109,9 +109,10 @@ function checkPinned(input: DependencyInput, lock: LockInUse, pins: DepsPins, ba
   checkDeps(input.toolId, lock, pins, input.spaceBase, (rel) => {
     let text: string;
     try {
-      text = readFileSync(join(base, rel), 'utf8');
+      // Capped and strict UTF-8, as the dependency was read when verified.
+      text = readTextFileSync(join(base, rel));
     } catch {
-      return false;
+      return false; // gone, too large or binary: not a re-sign, so a plain mismatch
     }
     return resignedAfter(text, extname(rel), lock.found.lockfile.generatedAt, input.trust);
   });

@@ -1,6 +1,6 @@
-import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Spaces } from '../items/index.js';
+import { readTextFile } from '../platform/index.js';
 import { anchorCwd, applyAnchorEnv } from './anchor.js';
 import { resolveEnvironment } from './environment.js';
 import { validateParams } from './params.js';
@@ -55,7 +55,8 @@ export async function planRun(
   const { spaces, chain, anchor, baseEnv } = input;
   const tool = chain[0] as ChainElement;
   const primitive = chain.at(-1) as ChainElement;
-  const dotenvText = await readFile(join(spaces.project, '.env'), 'utf8').catch(() => null);
+  // Capped strict UTF-8; a missing or unreadable .env is simply not applied.
+  const dotenvText = await readTextFile(join(spaces.project, '.env')).catch(() => null);
   const resolved = await resolveEnvironment({
     chain,
     projectPath: spaces.project,
