@@ -8,6 +8,33 @@ export const PRIMITIVES = {
   httpClient: 'rye/core/primitives/http_client',
 } as const;
 
+/**
+ * The keys each primitive's `config_schema` declares (system/.ai/tools/rye/core/
+ * primitives/*.yaml, `additionalProperties: false`). Anything else — a `shell:
+ * true` copied from elsewhere, a misspelt `timout` — is refused, not ignored.
+ */
+const SUBPROCESS_KEYS: ReadonlySet<string> = new Set([
+  'command',
+  'args',
+  'args_by_extension',
+  'cwd',
+  'timeout',
+  'input_data',
+  'max_output_bytes',
+]);
+const HTTP_KEYS: ReadonlySet<string> = new Set([
+  'method',
+  'url',
+  'headers',
+  'body',
+  'timeout',
+  'auth',
+  'retry',
+  'max_response_bytes',
+]);
+const HTTP_AUTH_KEYS: ReadonlySet<string> = new Set(['type', 'token', 'key', 'header']);
+const HTTP_RETRY_KEYS: ReadonlySet<string> = new Set(['max_attempts', 'backoff', 'base_delay_ms']);
+
 const DEFAULT_TIMEOUT_S = 300;
 const DEFAULT_HTTP_TIMEOUT_S = 30;
 const DEFAULT_MAX_OUTPUT = 10 * 1024 * 1024;
@@ -27,6 +54,7 @@ export function mergeChainConfig(chain: readonly ChainElement[]): Record<string,
  * Render the subprocess primitive's request. `${VAR}` and `{template}` are
  * substituted inside each argv element; a value can never add an element, so
  * a parameter cannot inject an argument or a command. No shell is involved.
+ * Every problem is collected, unknown config keys included, then reported once.
  *
  * @throws RyeError EXECUTOR_CONFIG_INVALID
  */
@@ -57,6 +85,7 @@ export function planSubprocess(
       ? null
       : render(config['input_data']);
   const issues: string[] = [];
+  unknownKeys(config, SUBPROCESS_KEYS, 'config', issues);
   if (typeof command !== 'string' || command === '')
     issues.push('config.command must be a non-empty string');
   if (!Array.isArray(args) || args.some((a) => typeof a !== 'string'))
@@ -86,6 +115,8 @@ export function planSubprocess(
 /**
  * Render the http_client primitive's request (`${VAR}` in url, headers and
  * auth; `{templates}` too). The params are the JSON body unless config.body is set.
+ * Every problem is collected, unknown keys (in config, auth and retry) included,
+ * then reported once.
  *
  * @throws RyeError EXECUTOR_CONFIG_INVALID
  */
@@ -100,6 +131,7 @@ export function planHttp(
 ): HttpRequest {
   const rendered = renderValue(config, context.env, context.vars) as Record<string, unknown>;
   const issues: string[] = [];
+  unknownKeys(rendered, HTTP_KEYS, 'config', issues);
   const method = String(rendered['method'] ?? 'GET').toUpperCase();
   if (!['GET', 'POST', 'PUT', 'DELETE', 'PATCH', 'HEAD'].includes(method))
     issues.push(`config.method ${method} is not supported`);
@@ -107,7 +139,8 @@ export function planHttp(
   if (typeof url !== 'string' || url === '') issues.push('config.url must be a string');
   const headers = stringMap(rendered['headers'], 'config.headers', issues);
   const auth = parseAuth(rendered['auth'], issues);
-  const retry = (rendered['retry'] ?? {}) as Record<string, unknown>;
+  const retry = mapping(rendered['retry'], 'config.retry', issues);
+  unknownKeys(retry, HTTP_RETRY_KEYS, 'config.retry', issues);
   const timeout = positiveNumber(
     rendered['timeout'],
     DEFAULT_HTTP_TIMEOUT_S,
@@ -147,7 +180,10 @@ export function planHttp(
 
 function parseAuth(value: unknown, issues: string[]): HttpRequest['auth'] {
   if (value === undefined || value === null) return null;
-  const auth = value as Record<string, unknown>;
+  // Not a mapping: the shape message below covers it. Only key names are quoted, never values.
+  const auth =
+    typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
+  unknownKeys(auth, HTTP_AUTH_KEYS, 'config.auth', issues);
   if (auth['type'] === 'bearer' && typeof auth['token'] === 'string')
     return { type: 'bearer', token: auth['token'] };
   if (auth['type'] === 'api_key' && typeof auth['key'] === 'string') {
@@ -173,6 +209,26 @@ function stringMap(value: unknown, field: string, issues: string[]): Record<stri
     else issues.push(`${field}.${k} must be a string`);
   }
   return out;
+}
+
+/** A mapping's entries, or `{}` (with an issue) for anything else; absent is `{}`. */
+function mapping(value: unknown, field: string, issues: string[]): Record<string, unknown> {
+  if (value === undefined || value === null) return {};
+  if (typeof value === 'object' && !Array.isArray(value)) return value as Record<string, unknown>;
+  issues.push(`${field} must be a mapping`);
+  return {};
+}
+
+function unknownKeys(
+  value: Readonly<Record<string, unknown>>,
+  known: ReadonlySet<string>,
+  field: string,
+  issues: string[],
+): void {
+  for (const key of Object.keys(value)) {
+    if (!known.has(key))
+      issues.push(`${field}.${key} is not a known key (known: ${[...known].join(', ')})`);
+  }
 }
 
 function positiveNumber(value: unknown, fallback: number, field: string, issues: string[]): number {
