@@ -1,8 +1,9 @@
 import { realpath } from 'node:fs/promises';
-import { isAbsolute, relative, resolve, sep } from 'node:path';
+import { resolve } from 'node:path';
 import { isRyeError, type ErrorCode } from '../errors/index.js';
 import type { TrustSet } from '../integrity/index.js';
 import { SPACE_NAMES, type SpaceName, type Spaces } from '../items/index.js';
+import { relativeInside } from '../platform/index.js';
 import { listManifestPaths } from './list.js';
 import {
   VerifiedManifestCache,
@@ -59,7 +60,7 @@ export async function findBundlesFor(
   const holding = new Set<SpaceName>();
   for (const space of SPACE_NAMES) {
     const base = await realOrResolved(spaces[space]);
-    if (relativeInside(base, target) !== undefined) holding.add(space);
+    if (relativeInside(base, target)) holding.add(space); // strictly inside: not '' nor undefined
   }
   if (holding.size === 0) return { covering: [], refused: [] };
 
@@ -84,7 +85,7 @@ export async function findBundlesFor(
         continue;
       }
       const rel = relativeInside(verified.baseDir, target);
-      if (rel === undefined) continue;
+      if (!rel) continue;
       const entry = verified.manifest.files.get(rel);
       // Includes passed manifestPathProblem: never empty, never a trailing `/`.
       const included = verified.manifest.bundle.includes.some((dir) => rel.startsWith(`${dir}/`));
@@ -94,13 +95,6 @@ export async function findBundlesFor(
     }
   }
   return { covering, refused };
-}
-
-/** `target` relative to `base`, `/`-separated, or undefined when it is not strictly inside. */
-export function relativeInside(base: string, target: string): string | undefined {
-  const rel = relative(base, target);
-  if (rel === '' || isAbsolute(rel) || rel === '..' || rel.startsWith(`..${sep}`)) return undefined;
-  return rel.split(sep).join('/');
 }
 
 /** The real path, or the resolved one when it does not exist (nothing there to follow). */

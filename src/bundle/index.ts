@@ -32,7 +32,7 @@ export { assertBundleOk, verifyBundle } from './verify.js';
 export type { BundleFileReport, BundleReport, ManifestCheck, VerifyBundleInput } from './verify.js';
 export { BUNDLER_ACTIONS, reportJson, runBundlerAction } from './actions.js';
 export type { BundlerAction, BundlerParams, BundlerResult } from './actions.js';
-export { findBundlesFor, relativeInside } from './bundle-of.js';
+export { findBundlesFor } from './bundle-of.js';
 export type { BundleCoverage, BundleLookup, RefusedManifest } from './bundle-of.js';
 export { VerifiedManifestCache, verifiedManifest } from './manifest-cache.js';
 export type { ManifestCacheEntry, VerifiedManifest } from './manifest-cache.js';

@@ -11,8 +11,8 @@ import {
   type TrustSet,
 } from '../integrity/index.js';
 import { SPACE_NAMES, aiDir, type Spaces } from '../items/index.js';
-import { decodeText, readFileCapped, unreadable } from '../platform/index.js';
-import { findBundlesFor, relativeInside, type BundleLookup } from './bundle-of.js';
+import { decodeText, readFileCapped, relativeInside, unreadable } from '../platform/index.js';
+import { findBundlesFor, type BundleLookup } from './bundle-of.js';
 import { VerifiedManifestCache } from './manifest-cache.js';
 
 /** Largest dependency read (64 MiB): app assets (images, WASM) outgrow the 8 MiB item cap. */
@@ -176,7 +176,7 @@ function inlineOutcome(
 async function underToolsRoot(spaces: Spaces, real: string): Promise<boolean> {
   for (const space of SPACE_NAMES) {
     const root = await realpath(join(aiDir(spaces, space), 'tools')).catch(() => undefined);
-    if (root !== undefined && relativeInside(root, real) !== undefined) return true;
+    if (root !== undefined && relativeInside(root, real)) return true; // strictly inside
   }
   return false;
 }
