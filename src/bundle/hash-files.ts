@@ -28,7 +28,7 @@ export interface HashedFile extends CollectedFile {
 export type ProgressFn = (done: number, total: number) => void;
 
 /** Files read at once: enough to keep the thread pool and the disk busy. */
-const CONCURRENCY = 32;
+export const READ_CONCURRENCY = 32;
 /** Larger files are streamed (and are never items: items are capped at this size). */
 const STREAM_OVER_BYTES = MAX_ITEM_BYTES;
 const STREAM_CHUNK = 1024 * 1024;
@@ -185,26 +185,6 @@ export function hasInlineSignature(path: string, bytes: Uint8Array): boolean {
   } catch {
     return false;
   }
-}
-
-/** Map with at most {@link CONCURRENCY} calls in flight; results in input order. */
-export async function mapBounded<T, R>(
-  items: readonly T[],
-  fn: (item: T) => Promise<R>,
-  onProgress?: ProgressFn,
-): Promise<R[]> {
-  const out = new Array<R>(items.length);
-  let next = 0;
-  let done = 0;
-  const worker = async (): Promise<void> => {
-    for (let i = next++; i < items.length; i = next++) {
-      out[i] = await fn(items[i] as T);
-      done += 1;
-      onProgress?.(done, items.length);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(CONCURRENCY, items.length) }, worker));
-  return out;
 }
 
 async function digestHex(bytes: Buffer): Promise<string> {

@@ -12,13 +12,7 @@ export {
 export type { BundleWalk, CollectedFile } from './collect.js';
 export { createBundle } from './create.js';
 export type { CreateBundleInput, CreatedBundle } from './create.js';
-export {
-  hasInlineSignature,
-  hashFiles,
-  itemTypeOfPath,
-  mapBounded,
-  readDigest,
-} from './hash-files.js';
+export { hasInlineSignature, hashFiles, itemTypeOfPath, readDigest } from './hash-files.js';
 export type { HashedFile, ProgressFn, ReadDigest } from './hash-files.js';
 export { listBundles, listManifestPaths } from './list.js';
 export type { ListedBundle, ManifestLocation } from './list.js';

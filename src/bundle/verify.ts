@@ -13,11 +13,11 @@ import {
   type Verdict,
 } from '../integrity/index.js';
 import { SPACE_NAMES, aiDir, type SpaceName, type Spaces } from '../items/index.js';
-import { decodeText, pathExists, readFileCapped } from '../platform/index.js';
+import { decodeText, mapLimit, pathExists, readFileCapped } from '../platform/index.js';
 import { walkBundle } from './collect.js';
 import {
   itemTypeOfPath,
-  mapBounded,
+  READ_CONCURRENCY,
   readDigest,
   readDigestSync,
   type ProgressFn,
@@ -137,8 +137,9 @@ export async function verifyBundle(input: VerifyBundleInput): Promise<BundleRepo
   const base = realpathSync(spaces[space]);
   const realDirs = new Map<string, string | null>();
   const entries = [...manifest.files];
-  await mapBounded(
+  await mapLimit(
     entries,
+    READ_CONCURRENCY,
     ([rel, entry]) => checkFile(base, rel, entry, trust, files, realDirs),
     input.onProgress,
   );

@@ -12,4 +12,5 @@ export {
   writeFileAtomic,
 } from './files.js';
 export { packageRoot } from './package-root.js';
+export { mapLimit } from './map-limit.js';
 export { relativeInside } from './path-inside.js';

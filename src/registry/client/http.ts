@@ -5,6 +5,8 @@ import { isObject } from './user-files.js';
 export const MAX_JSON_ANSWER_BYTES = 64 * 1024 * 1024;
 /** Default time for one call, answer included. */
 export const DEFAULT_TIMEOUT_MS = 30_000;
+/** Transfers in flight at once: enough to hide latency, few enough to be polite to a server. */
+export const TRANSFER_CONCURRENCY = 8;
 
 /** What `fetch` is; tests may pass another. */
 export type FetchFn = typeof fetch;

@@ -14,13 +14,13 @@ import {
 } from '../../bundle/index.js';
 import { sha256Hex, trustSetOf, verifyText } from '../../integrity/index.js';
 import { aiDir, loadSpaceTrust, parseItemId } from '../../items/index.js';
-import { pathExists, readFileCapped, readTextFile } from '../../platform/index.js';
+import { pathExists, readFileCapped, readTextFile, mapLimit } from '../../platform/index.js';
 import { assertRegistryId } from '../names.js';
 import { checkBundleAnswer, MAX_PULL_BUNDLE_BYTES } from './bundle-answer.js';
 import { requireToken } from './credentials.js';
 import { parseBundleVersionDocument } from './documents.js';
-import { mapLimit, TRANSFER_CONCURRENCY } from './map-limit.js';
 import { publishNamespace } from './namespace.js';
+import { TRANSFER_CONCURRENCY } from './http.js';
 import { blobPath } from './paths.js';
 import { attestationSummary } from './pull-item.js';
 import { pinnedRegistryKey } from './registry-key.js';
