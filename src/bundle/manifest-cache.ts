@@ -1,7 +1,7 @@
 import { realpath } from 'node:fs/promises';
 import { join, resolve, sep } from 'node:path';
 import { RyeError } from '../errors/index.js';
-import { sha256Hex, verifyText, type TrustSet } from '../integrity/index.js';
+import { TrustedCache, sha256Hex, verifyText, type TrustSet } from '../integrity/index.js';
 import type { SpaceName } from '../items/index.js';
 import { decodeText, readFileCapped, unreadable } from '../platform/index.js';
 import { MAX_MANIFEST_BYTES, parseManifest } from './manifest-parse.js';
@@ -41,17 +41,11 @@ export interface ManifestCacheEntry {
  * never cached; a changed manifest has another key, so it is verified again.
  * Bounded: the least recently used entry goes.
  */
-export class VerifiedManifestCache {
-  readonly #entries = new Map<string, ManifestCacheEntry>();
-  readonly #max: number;
+export class VerifiedManifestCache extends TrustedCache<ManifestCacheEntry> {
   #verifications = 0;
 
   constructor(maxEntries = 1_000) {
-    this.#max = Math.max(1, maxEntries);
-  }
-
-  get size(): number {
-    return this.#entries.size;
+    super(maxEntries);
   }
 
   /** Signature checks run so far (cache misses), successful or not. */
@@ -61,20 +55,7 @@ export class VerifiedManifestCache {
 
   /** @internal */
   lookup(key: string, trust: TrustSet): ManifestCacheEntry | undefined {
-    const entry = this.#entries.get(key);
-    if (entry === undefined || trust.get(entry.fingerprint)?.publicKeyPem !== entry.publicKeyPem)
-      return undefined;
-    this.#entries.delete(key);
-    this.#entries.set(key, entry);
-    return entry;
-  }
-
-  /** @internal */
-  remember(key: string, entry: ManifestCacheEntry): void {
-    this.#entries.delete(key);
-    const oldest = this.#entries.size >= this.#max ? this.#entries.keys().next() : undefined;
-    if (oldest?.done === false) this.#entries.delete(oldest.value);
-    this.#entries.set(key, entry);
+    return this.find(key, trust);
   }
 
   /** @internal */

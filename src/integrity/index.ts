@@ -54,6 +54,8 @@ export {
   tryParseSignaturePayload,
 } from './signature-line.js';
 export type { SignatureFields } from './signature-line.js';
+export { TrustedCache } from './trusted-cache.js';
+export type { TrustedEntry } from './trusted-cache.js';
 export { trustSetOf } from './trust.js';
 export type { TrustSet, TrustedKey } from './trust.js';
 export { loadExplicitTrust, loadTrustStore, readTrustFile } from './trust-store.js';
