@@ -1,15 +1,16 @@
 /**
- * SHA-256 of many bundle files, fast: bounded concurrent reads, links never
- * followed, and whether each file carries an inline signature line.
+ * SHA-256 of many bundle files, fast: synchronous reads of item-sized files,
+ * streams beyond, links never followed, and whether each file carries an inline signature line.
  */
 import { closeSync, constants, fstatSync, openSync } from 'node:fs';
 import { open } from 'node:fs/promises';
-import { createHash, webcrypto } from 'node:crypto';
 import { ITEM_EXTENSIONS, ITEM_FOLDERS, ITEM_TYPES, type ItemType } from '../items/index.js';
 import {
   locateCommentSignature,
   normalizeNewlines,
   readJsonSignature,
+  sha256Hasher,
+  sha256Hex,
   signatureFormatFor,
 } from '../integrity/index.js';
 import { RyeError } from '../errors/index.js';
@@ -32,16 +33,6 @@ export const READ_CONCURRENCY = 32;
 /** Larger files are streamed (and are never items: items are capped at this size). */
 const STREAM_OVER_BYTES = MAX_ITEM_BYTES;
 const STREAM_CHUNK = 1024 * 1024;
-/**
- * From this size the digest runs on the thread pool (WebCrypto), off the main
- * thread. Measured (Node 20, 2 cores): createHash is 8x faster at 4 KiB and
- * 2.4x at 32 KiB (WebCrypto copies the input and pays a pool hop); from
- * 256 KiB they tie per core, and only the pool version scales with cores. End
- * to end (5,000 files, 120 MB, 32 reads in flight) the choice moved totals by
- * less than run-to-run noise, so measure before changing it.
- */
-const POOL_HASH_MIN_BYTES = 256 * 1024;
-
 /** Read one file without following a final link; `bytes` is null when it was streamed. */
 export interface ReadDigest {
   readonly sha256: string;
@@ -50,12 +41,17 @@ export interface ReadDigest {
 }
 
 /**
- * Hash one file's raw bytes. O_NOFOLLOW: a file swapped for a link after the
- * walk fails to open instead of being followed.
+ * Hash one file's raw bytes: read whole (synchronously, see {@link hashFiles})
+ * up to the item cap, streamed beyond it. O_NOFOLLOW: a file swapped for a
+ * link after the walk fails to open instead of being followed.
  *
  * @throws RyeError FILE_UNREADABLE (details.errno: `ENOENT` when it is gone).
  */
 export async function readDigest(absolutePath: string): Promise<ReadDigest> {
+  return readDigestSync(absolutePath) ?? (await streamDigest(absolutePath));
+}
+
+async function streamDigest(absolutePath: string): Promise<ReadDigest> {
   let handle;
   try {
     handle = await open(
@@ -66,22 +62,17 @@ export async function readDigest(absolutePath: string): Promise<ReadDigest> {
     throw withErrno(absolutePath, error);
   }
   try {
-    const info = await handle.stat();
-    if (!info.isFile()) throw new Error('not a regular file');
-    if (info.size > STREAM_OVER_BYTES) {
-      const hash = createHash('sha256');
-      let size = 0;
-      for await (const chunk of handle.createReadStream({
-        autoClose: false,
-        highWaterMark: STREAM_CHUNK,
-      })) {
-        hash.update(chunk as Buffer);
-        size += (chunk as Buffer).length;
-      }
-      return { sha256: hash.digest('hex'), size, bytes: null };
+    if (!(await handle.stat()).isFile()) throw new Error('not a regular file');
+    const hash = sha256Hasher();
+    let size = 0;
+    for await (const chunk of handle.createReadStream({
+      autoClose: false,
+      highWaterMark: STREAM_CHUNK,
+    })) {
+      hash.update(chunk as Buffer);
+      size += (chunk as Buffer).length;
     }
-    const bytes = await handle.readFile();
-    return { sha256: await digestHex(bytes), size: bytes.length, bytes };
+    return { sha256: hash.hex(), size, bytes: null };
   } catch (error) {
     throw withErrno(absolutePath, error);
   } finally {
@@ -104,7 +95,7 @@ export async function hashFiles(
   const out: HashedFile[] = [];
   for (let i = 0; i < files.length; i += 1) {
     const file = files[i] as CollectedFile;
-    const read = readDigestSync(file.absolutePath) ?? (await readDigest(file.absolutePath));
+    const read = await readDigest(file.absolutePath);
     out.push({
       ...file,
       sha256: read.sha256,
@@ -127,7 +118,7 @@ const SYNC_BATCH = 256;
  *
  * @throws RyeError FILE_UNREADABLE
  */
-export function readDigestSync(absolutePath: string): ReadDigest | undefined {
+function readDigestSync(absolutePath: string): ReadDigest | undefined {
   let fd: number;
   try {
     fd = openSync(
@@ -142,7 +133,7 @@ export function readDigestSync(absolutePath: string): ReadDigest | undefined {
     if (!info.isFile()) throw new Error('not a regular file');
     if (info.size > STREAM_OVER_BYTES) return undefined;
     const bytes = readOpenFileSync(fd, info.size);
-    return { sha256: createHash('sha256').update(bytes).digest('hex'), size: bytes.length, bytes };
+    return { sha256: sha256Hex(bytes), size: bytes.length, bytes };
   } catch (error) {
     throw withErrno(absolutePath, error);
   } finally {
@@ -185,11 +176,6 @@ export function hasInlineSignature(path: string, bytes: Uint8Array): boolean {
   } catch {
     return false;
   }
-}
-
-async function digestHex(bytes: Buffer): Promise<string> {
-  if (bytes.length < POOL_HASH_MIN_BYTES) return createHash('sha256').update(bytes).digest('hex');
-  return Buffer.from(await webcrypto.subtle.digest('SHA-256', bytes)).toString('hex');
 }
 
 function withErrno(path: string, error: unknown): RyeError {

@@ -15,13 +15,7 @@ import {
 import { SPACE_NAMES, aiDir, type SpaceName, type Spaces } from '../items/index.js';
 import { decodeText, mapLimit, pathExists, readFileCapped } from '../platform/index.js';
 import { walkBundle } from './collect.js';
-import {
-  itemTypeOfPath,
-  READ_CONCURRENCY,
-  readDigest,
-  readDigestSync,
-  type ProgressFn,
-} from './hash-files.js';
+import { itemTypeOfPath, READ_CONCURRENCY, readDigest, type ProgressFn } from './hash-files.js';
 import { MAX_MANIFEST_BYTES, parseManifest } from './manifest-parse.js';
 import { bundleManifestPath, comparePaths } from './manifest-path.js';
 import { manifestScopeProblem } from './manifest-scope.js';
@@ -244,7 +238,7 @@ async function checkFile(
       files.tampered.push({ path: rel, expected: entry.sha256, actual: null });
       return;
     }
-    read = readDigestSync(absolute) ?? (await readDigest(absolute));
+    read = await readDigest(absolute);
   } catch (error) {
     const errno = isRyeError(error, 'FILE_UNREADABLE') ? error.details['errno'] : undefined;
     if (errno === 'ENOENT' || errno === 'ENOTDIR') files.missing.push(rel);

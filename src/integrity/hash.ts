@@ -5,6 +5,21 @@ export function sha256Hex(data: string | Uint8Array): string {
   return createHash('sha256').update(data).digest('hex');
 }
 
+/** An incremental SHA-256, for content streamed in chunks. */
+export interface Sha256Hasher {
+  update(chunk: Uint8Array): void;
+  /** The lowercase hex digest; call once, after the last update. */
+  hex(): string;
+}
+
+export function sha256Hasher(): Sha256Hasher {
+  const hash = createHash('sha256');
+  return {
+    update: (chunk) => void hash.update(chunk),
+    hex: () => hash.digest('hex'),
+  };
+}
+
 /**
  * Text as it is hashed: CRLF and lone CR become LF, so a file checked out with
  * either line ending verifies the same (the Python implementation read files in
