@@ -1,7 +1,13 @@
 import { realpath } from 'node:fs/promises';
 import { join, resolve, sep } from 'node:path';
 import { RyeError } from '../errors/index.js';
-import { TrustedCache, sha256Hex, verifyText, type TrustSet } from '../integrity/index.js';
+import {
+  TrustedCache,
+  sha256Hex,
+  verdictReason,
+  verifyText,
+  type TrustSet,
+} from '../integrity/index.js';
 import type { SpaceName } from '../items/index.js';
 import { decodeText, readFileCapped, unreadable } from '../platform/index.js';
 import { MAX_MANIFEST_BYTES, parseManifest } from './manifest-parse.js';
@@ -100,7 +106,7 @@ export async function verifiedManifest(
       const { verdict, fingerprint, contentHash: expected, actualHash: actual } = result;
       throw new RyeError(
         result.code ?? 'INTERNAL_ERROR',
-        `Cannot use bundle manifest ${abs}: ${reason(result.message, abs)}`,
+        `Cannot use bundle manifest ${abs}: ${verdictReason(result)}`,
         { path: abs, verdict, fingerprint, expected, actual },
       );
     }
@@ -151,10 +157,4 @@ async function baseOf(abs: string, bundleId: string): Promise<string> {
   return realpath(base).catch((error: unknown) => {
     throw unreadable(base, error);
   });
-}
-
-/** The "why" of a verdict message, without its "Cannot verify <path>: " prefix. */
-function reason(message: string, path: string): string {
-  const prefix = `Cannot verify ${path}: `;
-  return message.startsWith(prefix) ? message.slice(prefix.length) : message;
 }

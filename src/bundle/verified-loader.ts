@@ -6,6 +6,7 @@ import {
   hexDigestsEqual,
   sha256Hex,
   signatureFormatFor,
+  verdictReason,
   verifyText,
   type SignatureFormatTable,
   type TrustSet,
@@ -168,9 +169,7 @@ function inlineOutcome(
   if (r.code === null || !r.code.startsWith('INTEGRITY_') || r.code === 'INTEGRITY_UNSIGNED')
     return undefined;
   const { verdict, fingerprint, contentHash: expected, actualHash: actual } = r;
-  const prefix = `Cannot verify ${real}: `;
-  const why = r.message.startsWith(prefix) ? r.message.slice(prefix.length) : r.message;
-  throw refusal(r.code, real, why, { verdict, fingerprint, expected, actual });
+  throw refusal(r.code, real, verdictReason(r), { verdict, fingerprint, expected, actual });
 }
 
 async function underToolsRoot(spaces: Spaces, real: string): Promise<boolean> {

@@ -5,6 +5,7 @@ import { RyeError, isRyeError, type ErrorCode } from '../errors/index.js';
 import {
   compareCodePoints,
   sha256Hex,
+  verdictReason,
   verifyTextAsync,
   type TrustSet,
   type VerifyResult,
@@ -236,10 +237,7 @@ function settle(
     return check.rawSha256;
   }
   if (!result.ok || result.contentHash === null || result.fingerprint === null) {
-    const prefix = `Cannot verify ${c.abs}: `;
-    const why = result.message.startsWith(prefix)
-      ? result.message.slice(prefix.length)
-      : result.message;
+    const why = verdictReason(result);
     const { verdict, contentHash: expected, actualHash: actual, fingerprint } = result;
     throw dependencyError(c, base, result.code ?? 'INTERNAL_ERROR', why, {
       verdict,

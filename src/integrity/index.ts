@@ -62,7 +62,7 @@ export type { TrustSet, TrustedKey } from './trust.js';
 export { loadExplicitTrust, loadTrustStore, readTrustFile } from './trust-store.js';
 export type { LoadedTrust, StoredTrustedKey } from './trust-store.js';
 export { MAX_TRUST_FILE_BYTES, formatTrustToml, parseTrustToml } from './trust-toml.js';
-export { emptyResult } from './verdict.js';
+export { emptyResult, verdictReason } from './verdict.js';
 export type { Verdict, VerifyResult } from './verdict.js';
 export { verifyFile } from './verify-file.js';
 export { verifyText, verifyTextAsync } from './verify.js';

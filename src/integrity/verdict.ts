@@ -60,3 +60,12 @@ export function emptyResult(itemType: ItemType, path: string | null): VerifyResu
     line: null,
   };
 }
+
+/**
+ * The "why" of a verdict's message, without its "Cannot verify <path>: "
+ * opening, for callers that put the reason in a message of their own.
+ */
+export function verdictReason(result: VerifyResult): string {
+  const prefix = `Cannot verify ${result.path ?? `${result.itemType} text`}: `;
+  return result.message.startsWith(prefix) ? result.message.slice(prefix.length) : result.message;
+}
