@@ -5,7 +5,7 @@ import type { ExecuteResult } from '../../executor/index.js';
 import { parseItemType } from '../../items/index.js';
 import { readTextFile } from '../../platform/index.js';
 import { contextOf, withCommonOptions, type CliIo, type CommonOptions } from '../context.js';
-import { emit } from '../report.js';
+import { emit, reportError } from '../report.js';
 import type { Runner } from '../runner.js';
 
 type ExecuteOptions = CommonOptions & {
@@ -51,7 +51,8 @@ export function executeCommand(io: CliIo, run: Runner): Command {
           });
         } catch (error) {
           if (!isRyeError(error)) throw error;
-          // A refusal still prints the result shape, so agents parse one format.
+          if (!ctx.json) return reportError(ctx, error);
+          // A JSON refusal still prints the result shape, so agents parse one format.
           const refused = {
             status: 'error',
             item_id: itemId,
@@ -65,8 +66,7 @@ export function executeCommand(io: CliIo, run: Runner): Command {
             chain: [],
             metadata: { duration_ms: 0, lockfile_used: false, lockfile_created: false },
           };
-          if (ctx.json) emit(ctx, refused, []);
-          else io.stderr(`error[${error.code}]: ${error.message}\nhint: ${hintFor(error.code)}\n`);
+          emit(ctx, refused, []);
           return exitCodeFor(error.code);
         } finally {
           stopTools();
