@@ -8,13 +8,13 @@ import {
   type Spaces,
 } from '../items/index.js';
 import { bodyWithoutSignature } from '../integrity/index.js';
+import { MAX_CHAIN_LENGTH } from '../lockfile/index.js';
 import { readTextFileSync } from '../platform/index.js';
 import { parseEnvConfig } from './env-config.js';
 import { parseAnchorConfig, parseVerifyDepsConfig } from './runtime-config.js';
 import type { ChainElement } from './types.js';
 
 /** Most links a chain may have: tool → runtimes → primitive. */
-export const MAX_CHAIN_LENGTH = 10;
 
 const SPACE_RANK: Readonly<Record<SpaceName, number>> = { project: 0, user: 1, system: 2 };
 

@@ -4,6 +4,7 @@
  * reported once.
  */
 import { RyeError } from '../errors/index.js';
+import { isPlainObject } from './template.js';
 import type { EnvConfig, InterpreterConfig } from './types.js';
 
 /** One problem found in an `env_config`; `field` is a dotted path. */
@@ -27,12 +28,6 @@ const KEYS_BY_TYPE: Readonly<Record<InterpreterType, readonly string[]>> = {
 };
 // Spelling used by some Python-era runtime YAMLs for the same behaviour.
 const TYPE_ALIASES: Readonly<Record<string, InterpreterType>> = { system_binary: 'system' };
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
-  const proto: unknown = Object.getPrototypeOf(value);
-  return proto === Object.prototype || proto === null;
-}
 
 function describe(value: unknown): string {
   if (value === null) return 'null';
@@ -79,7 +74,7 @@ function interpreterType(raw: unknown): InterpreterType | null {
 function parseInterpreter(raw: unknown, c: Collector): InterpreterConfig | null {
   const field = 'env_config.interpreter';
   if (raw === undefined || raw === null) return null;
-  if (!isRecord(raw)) {
+  if (!isPlainObject(raw)) {
     c.add(field, `must be a mapping, got ${describe(raw)}`);
     return null;
   }
@@ -128,7 +123,7 @@ function parseInterpreter(raw: unknown, c: Collector): InterpreterConfig | null 
 function parseEnvMap(raw: unknown, c: Collector): Record<string, string> {
   const env: Record<string, string> = Object.create(null) as Record<string, string>;
   if (raw === undefined || raw === null) return env;
-  if (!isRecord(raw)) {
+  if (!isPlainObject(raw)) {
     c.add('env_config.env', `must be a mapping, got ${describe(raw)}`);
     return env;
   }
@@ -161,7 +156,7 @@ export function parseEnvConfig(raw: unknown, source: string): EnvConfig | null {
   if (raw === undefined || raw === null) return null;
   const c = new Collector();
   let result: EnvConfig | null = null;
-  if (!isRecord(raw)) c.add('env_config', `must be a mapping, got ${describe(raw)}`);
+  if (!isPlainObject(raw)) c.add('env_config', `must be a mapping, got ${describe(raw)}`);
   else {
     for (const key of Object.keys(raw)) {
       if (key !== 'interpreter' && key !== 'env') c.add(`env_config.${key}`, 'is not a known key');

@@ -1,4 +1,6 @@
-export { MAX_CHAIN_LENGTH, buildChain } from './chain.js';
+export { buildChain } from './chain.js';
+// A built chain may not be longer than a lockfile can pin.
+export { MAX_CHAIN_LENGTH } from '../lockfile/index.js';
 export type { BuiltChain } from './chain.js';
 export { execute } from './execute.js';
 export { updateLockfile, verifyLockfiles } from './lock-ops.js';

@@ -5,6 +5,7 @@
 import { createRequire } from 'node:module';
 import type { Ajv, ErrorObject, Options, ValidateFunction } from 'ajv';
 import { RyeError } from '../errors/index.js';
+import { isPlainObject } from './template.js';
 
 /** One schema violation; `path` is a JSON pointer into the params (`/` is the root). */
 export interface ParamsIssue {
@@ -28,12 +29,6 @@ function ajv(): Ajv {
 }
 const MAX_CACHED = 256;
 const cache = new Map<string, ValidateFunction>();
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
-  const proto: unknown = Object.getPrototypeOf(value);
-  return proto === Object.prototype || proto === null;
-}
 
 function describe(value: unknown): string {
   if (value === null) return 'null';

@@ -1,6 +1,7 @@
 import { isAbsolute } from 'node:path';
 import { RyeError } from '../errors/index.js';
 import type { ValidationIssue } from '../items/index.js';
+import { ENV_NAME_RE } from './env-config.js';
 import type { AnchorConfig, VerifyDepsConfig } from './types.js';
 
 /** Seed 000 default for `verify_deps.exclude_dirs`. */
@@ -16,7 +17,6 @@ const VERIFY_KEYS = ['enabled', 'scope', 'recursive', 'extensions', 'exclude_dir
 const MODES = ['always', 'auto', 'never'] as const;
 const ROOTS = ['tool_dir', 'tool_parent', 'project_path'] as const;
 const SCOPES = ['anchor', 'tool_dir', 'tool_siblings', 'tool_file'] as const;
-const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const EXTENSION = /^\.[A-Za-z0-9_-]+$/;
 
 type Raw = Readonly<Record<string, unknown>>;
@@ -192,7 +192,7 @@ function envPaths(value: unknown, issues: ValidationIssue[]): EnvPaths {
   const out: [string, EnvPaths[string]][] = [];
   for (const [name, spec] of Object.entries(value)) {
     const field = `anchor.env_paths.${name}`;
-    if (!ENV_NAME.test(name)) issues.push(issue(field, 'is not a valid variable name'));
+    if (!ENV_NAME_RE.test(name)) issues.push(issue(field, 'is not a valid variable name'));
     if (!isMapping(spec)) {
       issues.push(bad(field, 'must be a mapping with prepend and/or append lists', spec));
       continue;

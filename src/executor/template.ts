@@ -75,7 +75,8 @@ export function renderString(text: string, env: EnvLookup, vars: Partial<Templat
   );
 }
 
-function isPlainObject(value: unknown): value is Record<string, unknown> {
+/** A plain `{}` object (JSON- or YAML-made), not an array, class instance or null. */
+export function isPlainObject(value: unknown): value is Record<string, unknown> {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
   const proto: unknown = Object.getPrototypeOf(value);
   return proto === Object.prototype || proto === null;
