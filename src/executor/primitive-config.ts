@@ -154,6 +154,9 @@ export function planHttp(
     'config.retry.base_delay_ms',
     issues,
   );
+  const backoff = retry['backoff'] ?? 'exponential';
+  if (backoff !== 'exponential' && backoff !== 'linear')
+    issues.push('config.retry.backoff must be "exponential" or "linear"');
   const maxResponse = positiveNumber(
     rendered['max_response_bytes'],
     DEFAULT_MAX_OUTPUT,
@@ -171,7 +174,7 @@ export function planHttp(
     timeoutMs: timeout * 1000,
     retry: {
       maxAttempts: Math.floor(attempts),
-      backoff: retry['backoff'] === 'linear' ? 'linear' : 'exponential',
+      backoff: backoff === 'linear' ? 'linear' : 'exponential',
       baseDelayMs: baseDelay,
     },
     maxResponseBytes: maxResponse,

@@ -114,4 +114,14 @@ describe('planHttp()', () => {
     const error = failure(() => planHttp({ url: 'http://127.0.0.1:1/x', retry: 3 }, httpContext));
     expect(error.details['issues']).toEqual(['config.retry must be a mapping']);
   });
+
+  it('refuses a retry backoff other than exponential or linear', () => {
+    const config = { url: 'http://127.0.0.1:1/x', retry: { backoff: 'random' } };
+    const error = failure(() => planHttp(config, httpContext));
+    expect(error.details['issues']).toEqual([
+      'config.retry.backoff must be "exponential" or "linear"',
+    ]);
+    const linear = planHttp({ ...config, retry: { backoff: 'linear' } }, httpContext);
+    expect(linear.retry.backoff).toBe('linear');
+  });
 });
