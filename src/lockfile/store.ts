@@ -3,6 +3,7 @@ import { lstat, mkdir, readdir, realpath, rm } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { RyeError, isRyeError } from '../errors/index.js';
 import type { ErrorCode } from '../errors/index.js';
+import { compareCodePoints } from '../integrity/index.js';
 import type { SpaceName, Spaces } from '../items/index.js';
 import { messageOf, readTextFile, relativeInside, writeFileAtomic } from '../platform/index.js';
 import { MAX_LOCKFILE_BYTES, parseLockfile } from './parse.js';
@@ -109,7 +110,7 @@ export async function writeLockfile(
 export async function listLockfiles(spaces: Spaces): Promise<ListedLockfile[]> {
   const out: ListedLockfile[] = [];
   for (const { space, dir } of readOrder(spaces)) {
-    for (const rel of (await walk(dir, '')).sort()) {
+    for (const rel of (await walk(dir, '')).sort(compareCodePoints)) {
       const path = join(dir, rel);
       const stem = rel.slice(0, -LOCKFILE_SUFFIX.length);
       const at = stem.lastIndexOf('@');
