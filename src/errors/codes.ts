@@ -126,6 +126,18 @@ export const ERROR_CODES = {
     class: 'failure',
     hint: 'A runtime or tool configuration (config, env_config, anchor, verify_deps) is malformed.',
   },
+  EXECUTOR_SNAPSHOT_FAILED: {
+    class: 'failure',
+    hint: 'The verified snapshot a tool runs from could not be written or read under RYE_CACHE_DIR (default <user>/.ai/cache); check that folder.',
+  },
+  EXECUTOR_SOURCE_CHANGED: {
+    class: 'integrity',
+    hint: 'A file changed while it was being verified; run again, and find out what is writing to it.',
+  },
+  EXECUTOR_THIRD_PARTY_UNPINNED: {
+    class: 'integrity',
+    hint: 'Third-party code (node_modules) runs only once you pinned it: review it, then run `rye lock update <tool>`.',
+  },
   PARAMS_INVALID: {
     class: 'usage',
     hint: "The parameters do not match the tool's config_schema; every problem is listed.",

@@ -9,7 +9,7 @@ import {
 } from '../items/index.js';
 import { bodyWithoutSignature } from '../integrity/index.js';
 import { MAX_CHAIN_LENGTH } from '../lockfile/index.js';
-import { readTextFileSync } from '../platform/index.js';
+import { decodeText, readFileCappedSync } from '../platform/index.js';
 import { parseEnvConfig } from './env-config.js';
 import { parseAnchorConfig, parseVerifyDepsConfig } from './runtime-config.js';
 import type { ChainElement } from './types.js';
@@ -116,7 +116,9 @@ async function readElement(
   item: ResolvedItem,
   trust: TrustSet,
 ): Promise<{ element: ChainElement; verification: VerifyResult }> {
-  const text = readTextFileSync(item.path);
+  // One read: these bytes are verified here and later copied into the snapshot the tool runs from.
+  const raw = readFileCappedSync(item.path);
+  const text = decodeText(raw, item.path);
   const verification = verifyText(text, {
     itemType: 'tool',
     extension: item.extension,
@@ -176,6 +178,7 @@ async function readElement(
     configSchema: objectOrNull(f.config_schema, item, 'config_schema'),
     anchor: parseAnchorConfig(metadata.extra['anchor'] ?? null, item.path),
     verifyDeps: parseVerifyDepsConfig(metadata.extra['verify_deps'] ?? null, item.path),
+    raw,
   };
   return { element, verification };
 }

@@ -1,3 +1,4 @@
+import { RyeError, isRyeError } from '../errors/index.js';
 import type { TrustSet } from '../integrity/index.js';
 import { extname, join } from 'node:path';
 import { checkDeps, type DepsSnapshot, type LockInUse } from './lock-flow.js';
@@ -17,13 +18,29 @@ export interface CheckedFile {
   readonly relativePath: string;
   readonly absolutePath: string;
   readonly rawSha256: string;
+  /** The bytes that were checked (the snapshot is written from them, never re-read). */
+  readonly raw: Uint8Array;
+  /** Lower-case extension that chose the signature format. */
+  readonly extension: string;
 }
 
 /** What a v2 lockfile pins of this run's dependencies. */
 export type DepsPins = DepsSnapshot;
 
-export interface DependencyCheck {
+/** Files of one walked folder. */
+export interface CheckedTree {
+  /** The folder walked, real path; files are relative to it. */
+  readonly base: string;
   readonly files: readonly CheckedFile[];
+}
+
+export interface DependencyCheck {
+  /** Every checked file: the scope's, then the runtime library's. */
+  readonly files: readonly CheckedFile[];
+  /** The dependency scope, when one was walked. */
+  readonly scope: CheckedTree | null;
+  /** The runtime library, when the run uses one. */
+  readonly lib: CheckedTree | null;
   /** The anchor scope's pins for a new lockfile, or null when no deps were verified. */
   readonly pins: DepsPins | null;
   /** True when the lockfile fast path replaced per-file signature checks. */
@@ -43,6 +60,8 @@ export interface DependencyInput {
   readonly cache: VerifiedFileCache;
   /** Accepts unsigned files listed (with this hash) by a verified bundle manifest. */
   readonly manifestCovers?: (absolutePath: string, rawSha256: string) => boolean;
+  /** Pin third-party files by hash (`rye lock update`): the user's explicit approval. */
+  readonly acceptThirdParty?: boolean;
 }
 
 /**
@@ -58,7 +77,8 @@ export interface DependencyInput {
  */
 export async function checkDependencies(input: DependencyInput): Promise<DependencyCheck> {
   const { config, anchorPath, lock, trust, cache } = input;
-  const files: CheckedFile[] = [];
+  let scope: CheckedTree | null = null;
+  let lib: CheckedTree | null = null;
   let pins: DepsPins | null = null;
   let fastPath = false;
   const base =
@@ -71,7 +91,7 @@ export async function checkDependencies(input: DependencyInput): Promise<Depende
       const hashed = hashDependencies({ base, config });
       pins = pinsOf(base, config, hashed.files);
       checkPinned(input, lock, pins, base);
-      files.push(...hashed.files);
+      scope = { base: hashed.base, files: hashed.files };
       fastPath = true;
     } else {
       const report = await verifyDependencies({
@@ -79,20 +99,24 @@ export async function checkDependencies(input: DependencyInput): Promise<Depende
         config,
         trust,
         cache,
+        acceptThirdParty: input.acceptThirdParty === true,
         ...(input.manifestCovers === undefined ? {} : { manifestCovers: input.manifestCovers }),
+      }).catch((error: unknown) => {
+        throw withPinHint(error, input.toolId);
       });
       pins = pinsOf(base, config, report.files);
       if (lock !== null) checkPinned(input, lock, pins, base);
-      files.push(...report.files);
+      scope = { base: report.base, files: report.files };
     }
   } else if (lock !== null) {
     checkDeps(input.toolId, lock, null, input.spaceBase);
   }
   if (input.runtimeLib !== null) {
-    const lib = await verifyRuntimeLib(input.runtimeLib, trust, cache);
-    if (lib !== null) files.push(...lib.files);
+    const report = await verifyRuntimeLib(input.runtimeLib, trust, cache);
+    if (report !== null) lib = { base: report.base, files: report.files };
   }
-  return { files, pins, fastPath };
+  const files = [...(scope?.files ?? []), ...(lib?.files ?? [])];
+  return { files, scope, lib, pins, fastPath };
 }
 
 function pinsOf(base: string, config: VerifyDepsConfig, files: readonly CheckedFile[]): DepsPins {
@@ -116,4 +140,16 @@ function checkPinned(input: DependencyInput, lock: LockInUse, pins: DepsPins, ba
     }
     return resignedAfter(text, extname(rel), lock.found.lockfile.generatedAt, input.trust);
   });
+}
+
+/** Third-party code is approved by pinning it: the refusal says how. */
+function withPinHint(error: unknown, toolId: string): unknown {
+  if (!isRyeError(error, 'EXECUTOR_THIRD_PARTY_UNPINNED')) return error;
+  const fix = `rye lock update ${toolId}`;
+  return new RyeError(
+    error.code,
+    `${error.message}; review it, then run \`${fix}\` to pin it by hash`,
+    { ...(error.details as object), toolId, fix },
+    { cause: error },
+  );
 }

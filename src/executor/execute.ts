@@ -7,6 +7,9 @@ import { loadSpaceTrust, parseItemId, type Spaces } from '../items/index.js';
 import { packageRoot } from '../platform/index.js';
 import { buildLockfile, saveLockfile } from './lock-flow.js';
 import { prepareRun } from './prepare.js';
+import { PRIMITIVES } from './primitive-config.js';
+import { materializeSnapshot } from './snapshot.js';
+import { planSnapshot } from './snapshot-plan.js';
 import { runHttpRequest } from './primitives/http-client.js';
 import { runSubprocess } from './primitives/subprocess.js';
 import { planRun, type ExecutionPlan, type PrimitiveRequest } from './run-plan.js';
@@ -107,16 +110,34 @@ export async function execute(options: ExecuteOptions): Promise<ExecuteResult> {
   );
   const applied = anchor !== null;
 
+  // A subprocess runs from the verified snapshot: the template variables point
+  // into it, and RYE_RUNTIME_LIB (which no caller or .env can set) names its
+  // copy of the runtime library for runtimes' env values.
+  const primitive = chain.at(-1) as ChainElement;
+  const snapshot =
+    primitive.itemId === PRIMITIVES.subprocess
+      ? planSnapshot({
+          cacheDir: baseEnv['RYE_CACHE_DIR'] ?? join(spaces.user, '.ai', 'cache'),
+          chain,
+          deps,
+          vars,
+          anchorApplied: applied,
+        })
+      : null;
+  const runVars = snapshot?.vars ?? vars;
+
   // 7–10. Environment, anchor paths and cwd, params, the primitive's request.
   const { plan, run } = await planRun({
     spaces,
     chain,
     anchor,
-    vars,
-    baseEnv,
+    vars: runVars,
+    baseEnv:
+      snapshot === null ? baseEnv : { ...baseEnv, RYE_RUNTIME_LIB: snapshot.vars.runtime_lib },
     params: options.params,
     filesVerified: [...chain.map((e) => e.path), ...deps.files.map((f) => f.absolutePath)],
     fastPath: deps.fastPath,
+    snapshot: snapshot?.layout.dir ?? null,
   });
   const chainEntries = chain.map(toEntry);
   let lockMetadata: Pick<
@@ -145,10 +166,15 @@ export async function execute(options: ExecuteOptions): Promise<ExecuteResult> {
   if (options.dryRun === true) return finish('success', null, { plan });
 
   // 11. Run; 12. pin the chain after a first successful run.
+  const snapshotFiles =
+    snapshot === null ? [] : [...materializeSnapshot(snapshot.layout, snapshot.sources)];
   const outcome = await runPrimitive(run, {
-    files: [...bundleFiles, ...deps.files],
+    files: [
+      ...bundleFiles,
+      ...snapshotFiles.map(([absolutePath, rawSha256]) => ({ absolutePath, rawSha256 })),
+    ],
     roots: bundleRoots,
-    anchorPath: applied ? vars.anchor_path : null,
+    anchorPath: applied ? runVars.anchor_path : null,
     toolId,
   });
   if (outcome.status === 'success' && lock === null && !frozen)

@@ -28,6 +28,8 @@ export async function updateLockfile(
     trust,
     cache: new VerifiedFileCache(),
     lock: { mode: 'ignore' },
+    // Pinning is the user's approval of the third-party code it pins.
+    acceptThirdParty: true,
   });
   const root = prepared.chain[0] as ChainElement;
   const built = buildLockfile(

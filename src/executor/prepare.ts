@@ -1,8 +1,8 @@
 import { join } from 'node:path';
 import { findBundlesFor, VerifiedManifestCache } from '../bundle/index.js';
 import { RyeError } from '../errors/index.js';
-import { bodyWithoutSignature, type TrustSet } from '../integrity/index.js';
-import { extractMetadata, resolveItem, type Spaces } from '../items/index.js';
+import { bodyWithoutSignature, verifyText, type TrustSet } from '../integrity/index.js';
+import { extractMetadata, loadSpaceTrust, resolveItem, type Spaces } from '../items/index.js';
 import type { FoundLockfile } from '../lockfile/index.js';
 import { readTextFileSync } from '../platform/index.js';
 import {
@@ -54,13 +54,21 @@ export interface PreparedRun {
 export async function prepareRun(
   spaces: Spaces,
   toolId: string,
-  options: { readonly trust: TrustSet; readonly cache: VerifiedFileCache; readonly lock: LockMode },
+  options: {
+    readonly trust: TrustSet;
+    readonly cache: VerifiedFileCache;
+    readonly lock: LockMode;
+    /** Pin third-party dependency files by hash (`rye lock update` only). */
+    readonly acceptThirdParty?: boolean;
+  },
 ): Promise<PreparedRun> {
   const { trust, cache } = options;
-  const lock = await lockFor(spaces, toolId, trust, options.lock);
+  // The chain is verified before anything it declares is believed: the
+  // lockfile is found by the version the *verified* tool declares.
   const { chain } = await buildChain(spaces, toolId, trust);
-  if (lock !== null) checkChainShape(toolId, lock, chain);
   const tool = chain[0] as ChainElement;
+  const lock = await lockFor(spaces, toolId, tool.version ?? '0.0.0', trust, options.lock);
+  if (lock !== null) checkChainShape(toolId, lock, chain);
   const primitive = chain.at(-1) as ChainElement;
   if (primitive.itemId !== PRIMITIVES.subprocess && primitive.itemId !== PRIMITIVES.httpClient) {
     throw new RyeError(
@@ -98,6 +106,7 @@ export async function prepareRun(
     lock,
     trust,
     cache,
+    acceptThirdParty: options.acceptThirdParty === true,
     ...(listed.size === 0
       ? {}
       : { manifestCovers: (path: string, sha: string) => listed.get(path) === sha }),
@@ -116,18 +125,41 @@ export async function prepareRun(
 async function lockFor(
   spaces: Spaces,
   toolId: string,
+  version: string,
   trust: TrustSet,
   mode: LockMode,
 ): Promise<LockInUse | null> {
   if (mode.mode === 'ignore') return null;
   if (mode.mode === 'given') return checkPins(spaces, toolId, mode.found, trust);
-  return checkLockfile(spaces, toolId, await rootVersion(spaces, toolId), trust, mode.frozen);
+  return checkLockfile(spaces, toolId, version, trust, mode.frozen);
 }
 
-/** The root tool's declared version (read before verification: only to name its lockfile). */
-export async function rootVersion(spaces: Spaces, toolId: string): Promise<string> {
+/**
+ * The root tool's declared version, read only after its signature verified
+ * (nothing is parsed from unauthenticated bytes).
+ *
+ * @throws RyeError ITEM_NOT_FOUND and the INTEGRITY_* / FILE_* codes of the tool file.
+ */
+export async function rootVersion(
+  spaces: Spaces,
+  toolId: string,
+  trust?: TrustSet,
+): Promise<string> {
   const item = await resolveItem(spaces, 'tool', toolId);
   const text = readTextFileSync(item.path);
+  const verification = verifyText(text, {
+    itemType: 'tool',
+    extension: item.extension,
+    trust: trust ?? (await loadSpaceTrust(spaces)).trust,
+    path: item.path,
+  });
+  if (!verification.ok) {
+    throw new RyeError(
+      verification.code ?? 'INTEGRITY_UNSIGNED',
+      `Cannot read the version of ${toolId}: ${verification.message}`,
+      { itemId: toolId, path: item.path, verdict: verification.verdict },
+    );
+  }
   const metadata = await extractMetadata(
     'tool',
     item.extension,

@@ -26,6 +26,8 @@ export interface ExecutionPlan {
   readonly files_verified: readonly string[];
   /** True when a trusted lockfile's hashes stood in for per-file signature checks. */
   readonly lockfile_fast_path: boolean;
+  /** The read-only verified snapshot the tool runs from (null for HTTP tools). */
+  readonly snapshot: string | null;
 }
 
 export type PrimitiveRequest =
@@ -41,6 +43,7 @@ export interface PlanInput {
   readonly params: unknown;
   readonly filesVerified: readonly string[];
   readonly fastPath: boolean;
+  readonly snapshot: string | null;
 }
 
 /**
@@ -77,6 +80,7 @@ export async function planRun(
     anchor: { applied: anchor !== null, path: anchor === null ? null : vars.anchor_path },
     files_verified: input.filesVerified,
     lockfile_fast_path: input.fastPath,
+    snapshot: input.snapshot,
   };
   if (primitive.itemId === PRIMITIVES.httpClient) {
     const request = planHttp(config, { env, vars, params, source: tool.itemId });

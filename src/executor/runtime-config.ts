@@ -13,7 +13,14 @@ export const DEFAULT_EXCLUDE_DIRS: readonly string[] = [
 ];
 
 const ANCHOR_KEYS = ['enabled', 'mode', 'markers_any', 'root', 'lib', 'cwd', 'env_paths'];
-const VERIFY_KEYS = ['enabled', 'scope', 'recursive', 'extensions', 'exclude_dirs'];
+const VERIFY_KEYS = [
+  'enabled',
+  'scope',
+  'recursive',
+  'extensions',
+  'exclude_dirs',
+  'third_party_dirs',
+];
 const MODES = ['always', 'auto', 'never'] as const;
 const ROOTS = ['tool_dir', 'tool_parent', 'project_path'] as const;
 const SCOPES = ['anchor', 'tool_dir', 'tool_siblings', 'tool_file'] as const;
@@ -61,13 +68,15 @@ export function parseVerifyDepsConfig(raw: unknown, source: string): VerifyDepsC
     if (!ok) r.issues.push(bad(field, 'entries must start with a dot, like ".py"', ext));
     return ok;
   });
-  const config: VerifyDepsConfig = {
+  let config: VerifyDepsConfig = {
     enabled: r.bool('enabled', false),
     scope: r.oneOf('scope', SCOPES, 'anchor'),
     recursive: r.bool('recursive', true),
     extensions,
     excludeDirs: r.names('exclude_dirs', DEFAULT_EXCLUDE_DIRS),
   };
+  const thirdPartyDirs = r.names('third_party_dirs', []);
+  if (thirdPartyDirs.length > 0) config = { ...config, thirdPartyDirs };
   if (config.enabled && config.scope !== 'tool_file' && extensions.length === 0) {
     r.issues.push(issue(field, 'must list at least one extension when enabled'));
   }

@@ -30,6 +30,12 @@ export interface VerifyDepsConfig {
   /** Extensions with their dot, e.g. `.py`. */
   readonly extensions: readonly string[];
   readonly excludeDirs: readonly string[];
+  /**
+   * Folders of third-party code (`node_modules`): every file in them, of any
+   * extension, is pinned by its raw hash instead of a signature, and runs only
+   * once the user pinned it (`rye lock update`). Default none.
+   */
+  readonly thirdPartyDirs?: readonly string[];
 }
 
 /** `env_config.interpreter`: how a runtime finds its interpreter. */
@@ -74,6 +80,8 @@ export interface ChainElement {
   readonly configSchema: Readonly<Record<string, unknown>> | null;
   readonly anchor: AnchorConfig | null;
   readonly verifyDeps: VerifyDepsConfig | null;
+  /** The bytes that were verified (set by buildChain): what the snapshot holds for this file. */
+  readonly raw?: Uint8Array;
 }
 
 /** The template variables of seed 000 plus `params_json`. */

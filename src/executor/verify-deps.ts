@@ -25,6 +25,10 @@ export interface VerifiedDependency {
   readonly contentHash: string;
   /** SHA-256 of the file's raw bytes (what a lockfile compares cheaply). */
   readonly rawSha256: string;
+  /** The bytes read once and checked: what the verified snapshot is written from. */
+  readonly raw: Uint8Array;
+  /** The listed extension matched, lower-cased (it chose the signature format). */
+  readonly extension: string;
 }
 
 export interface DepsReport {
@@ -53,6 +57,11 @@ export interface VerifyDepsInput {
    * never rescued.
    */
   readonly manifestCovers?: (absolutePath: string, rawSha256: string) => boolean;
+  /**
+   * Accept the files of `thirdPartyDirs` by hash (what `rye lock update` pins);
+   * without it the first one is refused with EXECUTOR_THIRD_PARTY_UNPINNED.
+   */
+  readonly acceptThirdParty?: boolean;
 }
 
 /**
@@ -95,7 +104,7 @@ export async function verifyDependencies(input: VerifyDepsInput): Promise<DepsRe
   const checks = collect(base, recursive, config).map((c) => prepare(c, base, trust, cache));
   const verdicts = await Promise.all(
     checks.map((check) =>
-      check.cached !== undefined
+      check.cached !== undefined || check.candidate.thirdParty
         ? undefined
         : verifyTextAsync(check.text, {
             itemType: 'tool',
@@ -109,6 +118,10 @@ export async function verifyDependencies(input: VerifyDepsInput): Promise<DepsRe
   let verified = 0;
   checks.forEach((check, i) => {
     const verdict = verdicts[i];
+    if (check.candidate.thirdParty) {
+      files.push(check.file(acceptThirdParty(check, base, checks, input)));
+      return;
+    }
     if (verdict === undefined) {
       files.push(check.file(check.cached ?? ''));
       return;
@@ -131,6 +144,8 @@ export interface HashedDependency {
   readonly relativePath: string;
   readonly absolutePath: string;
   readonly rawSha256: string;
+  readonly raw: Uint8Array;
+  readonly extension: string;
 }
 
 /**
@@ -147,11 +162,16 @@ export function hashDependencies(input: { base: string; config: VerifyDepsConfig
 } {
   const base = io(input.base, () => realpathSync.native(input.base));
   const recursive = input.config.recursive && input.config.scope !== 'tool_siblings';
-  const files = collect(base, recursive, input.config).map((c) => ({
-    relativePath: c.rel,
-    absolutePath: c.abs,
-    rawSha256: sha256Hex(io(c.real, () => readFileCappedSync(c.real))),
-  }));
+  const files = collect(base, recursive, input.config).map((c) => {
+    const raw = io(c.real, () => readFileCappedSync(c.real));
+    return {
+      relativePath: c.rel,
+      absolutePath: c.abs,
+      rawSha256: sha256Hex(raw),
+      raw,
+      extension: c.ext,
+    };
+  });
   return { base, files };
 }
 
@@ -162,6 +182,8 @@ interface Candidate {
   readonly real: string;
   /** The listed extension matched, lower-cased; selects the signature format. */
   readonly ext: string;
+  /** Under a third-party folder: pinned by hash, never signature-checked. */
+  readonly thirdParty: boolean;
 }
 
 interface PreparedCheck {
@@ -216,9 +238,11 @@ function prepare(
     absolutePath: c.abs,
     contentHash,
     rawSha256,
+    raw: bytes,
+    extension: c.ext,
   });
-  const cached = cache.lookup(key, trust);
-  const text = cached === undefined ? guard(() => decodeText(bytes, c.abs)) : '';
+  const cached = c.thirdParty ? undefined : cache.lookup(key, trust);
+  const text = cached === undefined && !c.thirdParty ? guard(() => decodeText(bytes, c.abs)) : '';
   return { candidate: c, key, cached, text, rawSha256, file };
 }
 
@@ -254,31 +278,55 @@ function settle(
   return result.contentHash;
 }
 
+/** The raw hash a third-party file is pinned by, or the refusal naming it. */
+function acceptThirdParty(
+  check: PreparedCheck,
+  base: string,
+  checks: readonly PreparedCheck[],
+  input: VerifyDepsInput,
+): string {
+  if (input.acceptThirdParty === true) return check.rawSha256;
+  const c = check.candidate;
+  const count = checks.filter((k) => k.candidate.thirdParty).length;
+  const more = count > 1 ? ` (one of ${count} such files)` : '';
+  throw dependencyError(
+    c,
+    base,
+    'EXECUTOR_THIRD_PARTY_UNPINNED',
+    `it is third-party code that no signature covers${more}, and no lockfile of yours pins it`,
+    { thirdPartyFiles: count },
+  );
+}
+
 /** Walk (sync, Dirent types: no stat per entry) and vet symlinks; sorted by relative path. */
 function collect(base: string, recursive: boolean, config: VerifyDepsConfig): Candidate[] {
   const extensions = new Set(config.extensions.map((e) => e.toLowerCase()));
   const excluded = new Set(config.excludeDirs);
-  const matchExt = (name: string): string | null => {
+  const thirdPartyDirs = new Set(config.thirdPartyDirs ?? []);
+  // Third-party files are taken whatever their extension (a loader reads them all).
+  const matchExt = (name: string, thirdParty: boolean): string | null => {
     const ext = extname(name).toLowerCase();
-    return extensions.has(ext) ? ext : null;
+    return thirdParty || extensions.has(ext) ? ext : null;
   };
   const files: Candidate[] = [];
-  const links: { rel: string; abs: string }[] = [];
-  const pending: [string, string][] = [[base, '']];
+  const links: { rel: string; abs: string; thirdParty: boolean }[] = [];
+  const pending: [string, string, boolean][] = [[base, '', false]];
   for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
-    const [dir, relDir] = next;
+    const [dir, relDir, inThirdParty] = next;
     for (const entry of io(dir, () => readdirSync(dir, { withFileTypes: true }))) {
       const rel = relDir === '' ? entry.name : `${relDir}/${entry.name}`;
       const abs = join(dir, entry.name);
+      const thirdParty = inThirdParty || thirdPartyDirs.has(entry.name);
       // An excluded name is skipped whatever it is or points to: its content is out of scope.
+      const skipped = !inThirdParty && excluded.has(entry.name);
       if (entry.isSymbolicLink()) {
-        if (!excluded.has(entry.name)) links.push({ rel, abs });
+        if (!skipped) links.push({ rel, abs, thirdParty });
       } else if (entry.isDirectory()) {
-        if (recursive && !excluded.has(entry.name)) pending.push([abs, rel]);
+        if ((recursive || thirdParty) && !skipped) pending.push([abs, rel, thirdParty]);
       } else {
         // FIFOs, sockets and devices with a listed extension fail when read, never skipped.
-        const ext = matchExt(entry.name);
-        if (ext !== null) files.push({ rel, abs, real: abs, ext });
+        const ext = matchExt(entry.name, inThirdParty);
+        if (ext !== null) files.push({ rel, abs, real: abs, ext, thirdParty: inThirdParty });
       }
     }
   }
@@ -293,7 +341,7 @@ function collect(base: string, recursive: boolean, config: VerifyDepsConfig): Ca
       );
     }
     // Folder links inside are not descended (their content is walked where it lives; no loops).
-    const ext = target.isFile ? matchExt(link.rel) : null;
+    const ext = target.isFile ? matchExt(link.rel, link.thirdParty) : null;
     if (ext !== null) files.push({ ...link, real: target.path, ext });
   }
   return files.sort(byRel);

@@ -65,5 +65,6 @@ export { MAX_TRUST_FILE_BYTES, formatTrustToml, parseTrustToml } from './trust-t
 export { emptyResult, verdictReason } from './verdict.js';
 export type { Verdict, VerifyResult } from './verdict.js';
 export { verifyFile } from './verify-file.js';
+export { runnableBytes } from './runnable.js';
 export { verifyText, verifyTextAsync } from './verify.js';
 export type { VerifyTextOptions } from './verify.js';

@@ -9,7 +9,8 @@ import {
 } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { execute, type ExecuteResult } from '../../src/executor/index.js';
+import { execute, updateLockfile, type ExecuteResult } from '../../src/executor/index.js';
+import { loadSpaceTrust } from '../../src/items/index.js';
 import type { ErrorCode } from '../../src/errors/index.js';
 import { refusal } from '../helpers/refusal.js';
 import { makeExecProject, type ExecProject } from '../helpers/exec-project.js';
@@ -55,11 +56,15 @@ describe('execute(): the seed scenario (multi-file Python tool)', () => {
     expect(result.status).toBe('success');
     expect(existsSync(marker)).toBe(false);
     const plan = result.plan;
+    // The tool runs from its verified snapshot (under the user's cache), not from the project.
+    const snapshot = plan?.snapshot ?? '';
+    expect(snapshot.startsWith(join(p.user, '.ai', 'cache', 'snapshots'))).toBe(true);
     expect(plan?.argv?.slice(1, 3)).toEqual([
-      join(p.project, THREADS_DIR, 'thread_directive.py'),
+      join(snapshot, 's', 'thread_directive.py'),
       '--params',
     ]);
-    expect(plan?.anchor).toEqual({ applied: true, path: join(p.project, THREADS_DIR) });
+    expect(plan?.anchor).toEqual({ applied: true, path: join(snapshot, 's') });
+    expect(existsSync(snapshot)).toBe(false); // a dry run writes nothing
     expect(plan?.env_keys).toEqual(expect.arrayContaining(['PYTHONPATH', 'RYE_PYTHON']));
     const files = plan?.files_verified ?? [];
     expect(files.some((f) => f.endsWith('loaders/hooks_loader.py'))).toBe(true);
@@ -146,15 +151,24 @@ describe('execute(): a multi-file TypeScript tool', () => {
     const id = writeTsTool(p);
     await p.sign('tool', 'apps/ts-demo/**');
     const marker = join(p.root, 'ts-marker');
+    // node_modules is third-party code: it runs only once the user pinned it.
+    const unpinned = await refusal(run(p, id, { marker, word: 'hello' }));
+    expect(unpinned.code).toBe('EXECUTOR_THIRD_PARTY_UNPINNED');
+    expect(unpinned.message).toContain('node_modules/tiny-pad/');
+    expect(unpinned.message).toContain(`rye lock update ${id}`);
+    expect(existsSync(marker)).toBe(false);
+    await updateLockfile(p.spaces, id, (await loadSpaceTrust(p.spaces)).trust);
     const result = await run(p, id, { marker, word: 'hello' });
     expect(result.status, JSON.stringify(result)).toBe('success');
+    const plan = (await run(p, id, { marker, word: 'x' }, { dryRun: true })).plan;
     expect(result.data).toMatchObject({
       success: true,
       word: '[HELLO!]',
-      cwd: join(p.project, TS_TOOL_DIR),
+      cwd: join(plan?.snapshot ?? '', 's'),
     });
-    const plan = (await run(p, id, { marker, word: 'x' }, { dryRun: true })).plan;
-    expect(plan?.files_verified.some((f) => f.includes('node_modules'))).toBe(false);
+    expect(plan?.files_verified.some((f) => f.includes('node_modules/tiny-pad/index.js'))).toBe(
+      true,
+    );
     expect(plan?.files_verified.some((f) => f.endsWith('package.json'))).toBe(true);
   });
 

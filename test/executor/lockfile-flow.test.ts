@@ -71,23 +71,36 @@ describe('lockfiles in execute()', () => {
     expect(plan?.lockfile_fast_path).toBe(true);
   });
 
-  const refusals: [string, (p: ExecProject) => void, ErrorCode, string][] = [
+  // An edited chain element fails its own signature first: the chain is verified
+  // before its declared version may choose a lockfile.
+  const edits: [string, (p: ExecProject) => void, string][] = [
     [
-      'the root edited',
+      'the root',
       (p) => appendFileSync(join(p.project, THREADS_DIR, 'thread_directive.py'), '# edit\n'),
-      'LOCKFILE_MISMATCH',
       'rye/agent/threads/thread_directive',
     ],
     [
-      'a runtime edited',
+      'a runtime',
       (p) =>
         appendFileSync(
           join(p.system, '.ai/tools/rye/core/runtimes/python_script_runtime.yaml'),
           '# edit\n',
         ),
-      'LOCKFILE_MISMATCH',
       'rye/core/runtimes/python_script_runtime',
     ],
+  ];
+  for (const [what, change, named] of edits) {
+    it(`refuses ${what} edited after pinning by its signature (INTEGRITY_HASH_MISMATCH), before reading the lockfile`, async () => {
+      const { p, id, marker } = await pinned();
+      change(p);
+      const refused = await refusal(run(p, id, marker));
+      expect(refused.code).toBe('INTEGRITY_HASH_MISMATCH');
+      expect(refused.message).toContain(named);
+      expect(existsSync(marker)).toBe(false);
+    });
+  }
+
+  const refusals: [string, (p: ExecProject) => void, ErrorCode, string][] = [
     [
       'a dependency edited',
       (p) => appendFileSync(join(p.project, THREADS_DIR, 'safety_harness.py'), '# edit\n'),
