@@ -1,0 +1,247 @@
+import { execFileSync } from 'node:child_process';
+import {
+  chmodSync,
+  existsSync,
+  readdirSync,
+  readFileSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { execute, type ExecuteResult } from '../../src/executor/index.js';
+import { refusal } from '../helpers/refusal.js';
+import { makeExecProject, type ExecProject } from '../helpers/exec-project.js';
+
+// Attacks on the execution boundary (issue "Run exactly what was verified"):
+// each plants something the interpreter would load from outside what was
+// verified; the planted code writes a marker, and the marker must stay absent.
+
+const run = (p: ExecProject, toolId: string, params: unknown = {}): Promise<ExecuteResult> =>
+  execute({ spaces: p.spaces, toolId, params, env: p.env });
+
+const py = (category: string, body: string): string => `import json, sys
+__version__ = "1.0.0"
+__tool_type__ = "python"
+__executor_id__ = "rye/core/runtimes/python_script_runtime"
+__category__ = "${category}"
+__tool_description__ = "boundary test tool"
+${body}
+`;
+
+const sh = (category: string, body: string): string =>
+  `# __version__ = "1.0.0"\n# __tool_type__ = "shell"\n# __executor_id__ = "rye/core/runtimes/shell_runtime"\n# __category__ = "${category}"\n# __tool_description__ = "boundary test tool"\n${body}\n`;
+
+const evilPy = (marker: string): string => `open(${JSON.stringify(marker)}, "w").write("pwned")\n`;
+
+describe('a tool folder never supplies an unverified module', () => {
+  it('a single-file tool cannot import an unsigned sibling, and a planted json.py does not shadow the standard library', async () => {
+    const p = await makeExecProject();
+    const marker = join(p.root, 'marker');
+    p.write(
+      '.ai/tools/apps/solo/tool.py',
+      py(
+        'apps/solo',
+        `try:
+    import helper
+    found = True
+except ImportError:
+    found = False
+print(json.dumps({"success": True, "found": found, "json": json.__file__}))`,
+      ),
+    );
+    await p.sign('tool', 'apps/solo/tool');
+    p.write('.ai/tools/apps/solo/helper.py', evilPy(marker));
+    p.write('.ai/tools/apps/solo/json.py', evilPy(marker));
+    const result = await run(p, 'apps/solo/tool');
+    expect(result.status, JSON.stringify(result)).toBe('success');
+    expect(result.data).toMatchObject({ found: false });
+    expect(String((result.data as { json: string }).json)).not.toContain(p.project);
+    expect(existsSync(marker)).toBe(false);
+  });
+
+  it('sourceless bytecode (.pyc, sitecustomize.pyc) beside a multi-file tool is not there to load', async () => {
+    const p = await makeExecProject();
+    const marker = join(p.root, 'marker');
+    p.write('.ai/tools/apps/multi/__init__.py', '');
+    p.write(
+      '.ai/tools/apps/multi/tool.py',
+      py(
+        'apps/multi',
+        `try:
+    import helper
+    found = True
+except ImportError:
+    found = False
+print(json.dumps({"success": True, "found": found}))`,
+      ),
+    );
+    await p.sign('tool', 'apps/multi/**');
+    const evil = p.write('evil_src.py', evilPy(marker), p.root);
+    for (const name of ['helper.pyc', 'sitecustomize.pyc']) {
+      const cfile = join(p.project, '.ai/tools/apps/multi', name);
+      execFileSync('python3', [
+        '-c',
+        'import py_compile,sys; py_compile.compile(sys.argv[1], cfile=sys.argv[2])',
+        evil,
+        cfile,
+      ]);
+    }
+    // A C extension would win over a signed .py of the same name: it must be absent too.
+    p.write('.ai/tools/apps/multi/tool.cpython-311-x86_64-linux-gnu.so', 'not really ELF');
+    const result = await run(p, 'apps/multi/tool');
+    expect(result.status, JSON.stringify(result)).toBe('success');
+    expect(result.data).toMatchObject({ found: false });
+    expect(existsSync(marker)).toBe(false);
+    const plan = (
+      await execute({ spaces: p.spaces, toolId: 'apps/multi/tool', env: p.env, dryRun: true })
+    ).plan;
+    const snapshot = join(plan?.snapshot ?? '', 's');
+    expect(readdirSync(snapshot).sort()).toEqual(['__init__.py', 'tool.py']);
+  });
+
+  it('an extensionless executable in a shell tool’s bin/ is not on its PATH', async () => {
+    const p = await makeExecProject();
+    const marker = join(p.root, 'marker');
+    p.write(
+      '.ai/tools/apps/shtool/run.sh',
+      sh('apps/shtool', `helper 2>/dev/null\necho '{"success": true}'`),
+    );
+    await p.sign('tool', 'apps/shtool/run');
+    const helper = p.write('.ai/tools/apps/shtool/bin/helper', `#!/bin/sh\ntouch ${marker}\n`);
+    chmodSync(helper, 0o755);
+    const result = await run(p, 'apps/shtool/run');
+    expect(result.status, JSON.stringify(result)).toBe('success');
+    expect(existsSync(marker)).toBe(false);
+  });
+
+  it('a node_modules link leading out of the tool folder is refused (INTEGRITY_SYMLINK_ESCAPE)', async () => {
+    const p = await makeExecProject();
+    p.write('.ai/tools/apps/nodeapp/package.json', '{"type": "module"}\n');
+    p.write(
+      '.ai/tools/apps/nodeapp/tool.mjs',
+      `export const __version__ = '1.0.0';
+export const __tool_type__ = 'javascript';
+export const __executor_id__ = 'rye/core/runtimes/node_runtime';
+export const __category__ = 'apps/nodeapp';
+export const __tool_description__ = 'boundary test tool';
+console.log('{"success": true}');
+`,
+    );
+    await p.sign('tool', 'apps/nodeapp/**');
+    p.write('outside/pkg/index.js', 'export default 1;\n', p.root);
+    symlinkSync(join(p.root, 'outside'), join(p.project, '.ai/tools/apps/nodeapp/node_modules'));
+    const refused = await refusal(run(p, 'apps/nodeapp/tool'));
+    expect(refused.code).toBe('INTEGRITY_SYMLINK_ESCAPE');
+  });
+});
+
+describe('loader configuration comes from rye, not from the project', () => {
+  it('a project tsconfig.json whose paths redirect @rye/runtime is not read', async () => {
+    const p = await makeExecProject();
+    const marker = join(p.root, 'marker');
+    p.write(
+      'tsconfig.json',
+      JSON.stringify({
+        compilerOptions: { baseUrl: '.', paths: { '@rye/runtime': ['./evil.ts'] } },
+      }),
+    );
+    p.write(
+      'evil.ts',
+      `import { writeFileSync } from 'node:fs';\nwriteFileSync(${JSON.stringify(marker)}, 'pwned');\nexport const respond = (v: unknown) => console.log(JSON.stringify(v));\n`,
+    );
+    p.write(
+      '.ai/tools/apps/tsx/tool.ts',
+      `import { respond } from '@rye/runtime';
+export const __version__ = '1.0.0';
+export const __tool_type__ = 'typescript';
+export const __executor_id__ = 'rye/core/runtimes/node_runtime';
+export const __category__ = 'apps/tsx';
+export const __tool_description__ = 'boundary test tool';
+respond({ success: true });
+`,
+    );
+    await p.sign('tool', 'apps/tsx/tool');
+    const result = await run(p, 'apps/tsx/tool');
+    expect(result.status, JSON.stringify(result)).toBe('success');
+    expect(existsSync(marker)).toBe(false);
+  });
+
+  it('no bytecode cache is read or written for tool code', async () => {
+    const p = await makeExecProject();
+    p.write(
+      '.ai/tools/apps/bc/tool.py',
+      py(
+        'apps/bc',
+        `print(json.dumps({"success": True, "prefix": sys.pycache_prefix, "dont_write": sys.flags.dont_write_bytecode}))`,
+      ),
+    );
+    await p.sign('tool', 'apps/bc/tool');
+    const result = await run(p, 'apps/bc/tool');
+    expect(result.data).toMatchObject({ success: true, prefix: null, dont_write: 1 });
+  });
+});
+
+describe('the bytes that run are the bytes that were hashed', () => {
+  it('a lone CR (hashed as a newline) cannot fold a signed guard line into a comment for /bin/sh', async () => {
+    const p = await makeExecProject();
+    const marker = join(p.root, 'marker');
+    const path = p.write(
+      '.ai/tools/apps/guard/run.sh',
+      sh(
+        'apps/guard',
+        `# the guard below stops here\necho '{"success": true}'; exit 0\ntouch ${marker}`,
+      ),
+    );
+    await p.sign('tool', 'apps/guard/run');
+    // Same hash (CR normalises to LF), but /bin/sh would read the guard as part of the comment.
+    const text = readFileSync(path, 'utf8').replace('stops here\n', 'stops here\r');
+    writeFileSync(path, text);
+    const result = await run(p, 'apps/guard/run');
+    expect(result.status, JSON.stringify(result)).toBe('success');
+    expect(existsSync(marker)).toBe(false);
+  });
+
+  it('a shebang (not hashed) carrying a coding cookie does not change how Python decodes the signed text', async () => {
+    const p = await makeExecProject();
+    const marker = join(p.root, 'marker');
+    const path = p.write(
+      '.ai/tools/apps/cookie/tool.py',
+      py(
+        'apps/cookie',
+        `# harmless note +AAo-open(${JSON.stringify(marker)}, "w").write("pwned")\nprint(json.dumps({"success": True}))`,
+      ),
+    );
+    await p.sign('tool', 'apps/cookie/tool');
+    // The signature stays valid on line 2 after a shebang; under utf-7 the comment would become code.
+    writeFileSync(
+      path,
+      '#!/usr/bin/env python3 -*- coding: utf-7 -*-\n' + readFileSync(path, 'utf8'),
+    );
+    const result = await run(p, 'apps/cookie/tool');
+    expect(result.status, JSON.stringify(result)).toBe('success');
+    expect(existsSync(marker)).toBe(false);
+  });
+
+  it('the snapshot is read-only and keeps the verified bytes after the source changes', async () => {
+    const p = await makeExecProject();
+    const path = p.write(
+      '.ai/tools/apps/snap/tool.py',
+      py('apps/snap', 'print(json.dumps({"success": True}))'),
+    );
+    await p.sign('tool', 'apps/snap/tool');
+    const first = await run(p, 'apps/snap/tool');
+    expect(first.status).toBe('success');
+    const plan = (
+      await execute({ spaces: p.spaces, toolId: 'apps/snap/tool', env: p.env, dryRun: true })
+    ).plan;
+    const copy = join(plan?.snapshot ?? '', 't', 'tool.py');
+    const before = readFileSync(copy, 'utf8');
+    expect(before).toContain('print(json.dumps({"success": True}))');
+    expect(before).not.toContain('rye:signed');
+    writeFileSync(path, readFileSync(path, 'utf8') + 'open("x", "w")\n');
+    const refused = await refusal(run(p, 'apps/snap/tool'));
+    expect(refused.code).toBe('INTEGRITY_HASH_MISMATCH');
+    expect(readFileSync(copy, 'utf8')).toBe(before);
+  });
+});
