@@ -41,6 +41,8 @@ export interface DependencyCheck {
   readonly scope: CheckedTree | null;
   /** The runtime library, when the run uses one. */
   readonly lib: CheckedTree | null;
+  /** Scope files nothing authenticates (relative paths): they are not in the snapshot. */
+  readonly leftOut: readonly string[];
   /** The anchor scope's pins for a new lockfile, or null when no deps were verified. */
   readonly pins: DepsPins | null;
   /** True when the lockfile fast path replaced per-file signature checks. */
@@ -60,6 +62,8 @@ export interface DependencyInput {
   readonly cache: VerifiedFileCache;
   /** Accepts unsigned files listed (with this hash) by a verified bundle manifest. */
   readonly manifestCovers?: (absolutePath: string, rawSha256: string) => boolean;
+  /** Whether a verified bundle manifest lists the path (see VerifyDepsInput.manifestLists). */
+  readonly manifestLists?: (absolutePath: string) => boolean;
   /** Pin third-party files by hash (`rye lock update`): the user's explicit approval. */
   readonly acceptThirdParty?: boolean;
 }
@@ -81,6 +85,7 @@ export async function checkDependencies(input: DependencyInput): Promise<Depende
   let lib: CheckedTree | null = null;
   let pins: DepsPins | null = null;
   let fastPath = false;
+  let leftOut: readonly string[] = [];
   const base =
     config !== null && config.enabled && anchorPath !== null
       ? depsBase(config, input.toolPath, anchorPath)
@@ -88,10 +93,11 @@ export async function checkDependencies(input: DependencyInput): Promise<Depende
   if (config !== null && base !== null && anchorPath !== null) {
     const pinned = lock?.found.lockfile.verifiedDeps;
     if (lock !== null && lock.trusted && pinned !== undefined) {
-      const hashed = hashDependencies({ base, config });
+      const hashed = hashDependencies({ base, config, ...lists(input) });
       pins = pinsOf(base, config, hashed.files);
       checkPinned(input, lock, pins, base);
       scope = { base: hashed.base, files: hashed.files };
+      leftOut = hashed.leftOut;
       fastPath = true;
     } else {
       const report = await verifyDependencies({
@@ -100,6 +106,7 @@ export async function checkDependencies(input: DependencyInput): Promise<Depende
         trust,
         cache,
         acceptThirdParty: input.acceptThirdParty === true,
+        ...lists(input),
         ...(input.manifestCovers === undefined ? {} : { manifestCovers: input.manifestCovers }),
       }).catch((error: unknown) => {
         throw withPinHint(error, input.toolId);
@@ -107,6 +114,7 @@ export async function checkDependencies(input: DependencyInput): Promise<Depende
       pins = pinsOf(base, config, report.files);
       if (lock !== null) checkPinned(input, lock, pins, base);
       scope = { base: report.base, files: report.files };
+      leftOut = report.leftOut;
     }
   } else if (lock !== null) {
     checkDeps(input.toolId, lock, null, input.spaceBase);
@@ -116,7 +124,7 @@ export async function checkDependencies(input: DependencyInput): Promise<Depende
     if (report !== null) lib = { base: report.base, files: report.files };
   }
   const files = [...(scope?.files ?? []), ...(lib?.files ?? [])];
-  return { files, scope, lib, pins, fastPath };
+  return { files, scope, lib, leftOut, pins, fastPath };
 }
 
 function pinsOf(base: string, config: VerifyDepsConfig, files: readonly CheckedFile[]): DepsPins {
@@ -140,6 +148,10 @@ function checkPinned(input: DependencyInput, lock: LockInUse, pins: DepsPins, ba
     }
     return resignedAfter(text, extname(rel), lock.found.lockfile.generatedAt, input.trust);
   });
+}
+
+function lists(input: DependencyInput): { manifestLists?: (absolutePath: string) => boolean } {
+  return input.manifestLists === undefined ? {} : { manifestLists: input.manifestLists };
 }
 
 /** Third-party code is approved by pinning it: the refusal says how. */

@@ -138,6 +138,7 @@ export async function execute(options: ExecuteOptions): Promise<ExecuteResult> {
     filesVerified: [...chain.map((e) => e.path), ...deps.files.map((f) => f.absolutePath)],
     fastPath: deps.fastPath,
     snapshot: snapshot?.layout.dir ?? null,
+    filesLeftOut: deps.leftOut,
   });
   const chainEntries = chain.map(toEntry);
   let lockMetadata: Pick<

@@ -109,7 +109,10 @@ export async function prepareRun(
     acceptThirdParty: options.acceptThirdParty === true,
     ...(listed.size === 0
       ? {}
-      : { manifestCovers: (path: string, sha: string) => listed.get(path) === sha }),
+      : {
+          manifestCovers: (path: string, sha: string) => listed.get(path) === sha,
+          manifestLists: (path: string) => listed.has(path),
+        }),
   });
   return {
     lock,

@@ -28,6 +28,8 @@ export interface ExecutionPlan {
   readonly lockfile_fast_path: boolean;
   /** The read-only verified snapshot the tool runs from (null for HTTP tools). */
   readonly snapshot: string | null;
+  /** Files in the tool's scope that nothing authenticates, left out of the snapshot (scope-relative). */
+  readonly files_left_out: readonly string[];
 }
 
 export type PrimitiveRequest =
@@ -44,6 +46,7 @@ export interface PlanInput {
   readonly filesVerified: readonly string[];
   readonly fastPath: boolean;
   readonly snapshot: string | null;
+  readonly filesLeftOut: readonly string[];
 }
 
 /**
@@ -81,6 +84,7 @@ export async function planRun(
     files_verified: input.filesVerified,
     lockfile_fast_path: input.fastPath,
     snapshot: input.snapshot,
+    files_left_out: input.filesLeftOut,
   };
   if (primitive.itemId === PRIMITIVES.httpClient) {
     const request = planHttp(config, { env, vars, params, source: tool.itemId });

@@ -37,6 +37,8 @@ export interface DepsReport {
   readonly scope: VerifyDepsConfig['scope'];
   /** Sorted by relativePath. */
   readonly files: readonly VerifiedDependency[];
+  /** Files in scope that nothing authenticates (no listed extension, no manifest entry): not run, not copied. */
+  readonly leftOut: readonly string[];
   /** Files whose signature was checked (cache misses). */
   readonly verified: number;
   /** Files accepted from the cache without signature work. */
@@ -57,6 +59,12 @@ export interface VerifyDepsInput {
    * never rescued.
    */
   readonly manifestCovers?: (absolutePath: string, rawSha256: string) => boolean;
+  /**
+   * Whether a verified bundle manifest lists this path at all: a file with no
+   * listed extension is read (and must then match) only when one does; any
+   * other such file is left out of the run.
+   */
+  readonly manifestLists?: (absolutePath: string) => boolean;
   /**
    * Accept the files of `thirdPartyDirs` by hash (what `rye lock update` pins);
    * without it the first one is refused with EXECUTOR_THIRD_PARTY_UNPINNED.
@@ -101,10 +109,11 @@ export async function verifyDependencies(input: VerifyDepsInput): Promise<DepsRe
   const recursive = config.recursive && config.scope !== 'tool_siblings';
   // Read and hash every file, then run the signature checks of the cache misses
   // together: the Ed25519 work spreads over the thread pool (every core).
-  const checks = collect(base, recursive, config).map((c) => prepare(c, base, trust, cache));
+  const { taken, leftOut } = partition(collect(base, recursive, config), input.manifestLists);
+  const checks = taken.map((c) => prepare(c, base, trust, cache));
   const verdicts = await Promise.all(
     checks.map((check) =>
-      check.cached !== undefined || check.candidate.thirdParty
+      check.cached !== undefined || check.candidate.kind !== 'signed'
         ? undefined
         : verifyTextAsync(check.text, {
             itemType: 'tool',
@@ -118,8 +127,12 @@ export async function verifyDependencies(input: VerifyDepsInput): Promise<DepsRe
   let verified = 0;
   checks.forEach((check, i) => {
     const verdict = verdicts[i];
-    if (check.candidate.thirdParty) {
+    if (check.candidate.kind === 'third-party') {
       files.push(check.file(acceptThirdParty(check, base, checks, input)));
+      return;
+    }
+    if (check.candidate.kind === 'other') {
+      files.push(check.file(coveredOther(check, base, input)));
       return;
     }
     if (verdict === undefined) {
@@ -133,6 +146,7 @@ export async function verifyDependencies(input: VerifyDepsInput): Promise<DepsRe
     base,
     scope: config.scope,
     files,
+    leftOut,
     verified,
     cacheHits: files.length - verified,
     durationMs: performance.now() - started,
@@ -156,13 +170,19 @@ export interface HashedDependency {
  *
  * @throws RyeError INTEGRITY_SYMLINK_ESCAPE, FILE_UNREADABLE, FILE_TOO_LARGE
  */
-export function hashDependencies(input: { base: string; config: VerifyDepsConfig }): {
+export function hashDependencies(input: {
+  base: string;
+  config: VerifyDepsConfig;
+  manifestLists?: (absolutePath: string) => boolean;
+}): {
   base: string;
   files: HashedDependency[];
+  leftOut: string[];
 } {
   const base = io(input.base, () => realpathSync.native(input.base));
   const recursive = input.config.recursive && input.config.scope !== 'tool_siblings';
-  const files = collect(base, recursive, input.config).map((c) => {
+  const { taken, leftOut } = partition(collect(base, recursive, input.config), input.manifestLists);
+  const files = taken.map((c) => {
     const raw = io(c.real, () => readFileCappedSync(c.real));
     return {
       relativePath: c.rel,
@@ -172,7 +192,36 @@ export function hashDependencies(input: { base: string; config: VerifyDepsConfig
       extension: c.ext,
     };
   });
-  return { base, files };
+  return { base, files, leftOut };
+}
+
+/** Files without a listed extension are read only when a manifest lists them; the rest are left out. */
+function partition(
+  candidates: Candidate[],
+  manifestLists: ((absolutePath: string) => boolean) | undefined,
+): { taken: Candidate[]; leftOut: string[] } {
+  const taken: Candidate[] = [];
+  const leftOut: string[] = [];
+  for (const c of candidates) {
+    if (c.kind !== 'other' || manifestLists?.(c.abs) === true) taken.push(c);
+    else leftOut.push(c.rel);
+  }
+  return { taken, leftOut };
+}
+
+/** A listed file without a signature format must match its manifest entry. */
+function coveredOther(check: PreparedCheck, base: string, input: VerifyDepsInput): string {
+  const c = check.candidate;
+  if (input.manifestCovers?.(c.abs, check.rawSha256) === true) return check.rawSha256;
+  throw dependencyError(
+    c,
+    base,
+    'INTEGRITY_HASH_MISMATCH',
+    'its content differs from the bundle manifest that lists it',
+    {
+      actual: check.rawSha256,
+    },
+  );
 }
 
 interface Candidate {
@@ -182,8 +231,12 @@ interface Candidate {
   readonly real: string;
   /** The listed extension matched, lower-cased; selects the signature format. */
   readonly ext: string;
-  /** Under a third-party folder: pinned by hash, never signature-checked. */
-  readonly thirdParty: boolean;
+  /**
+   * signed: a listed extension, checked by its signature (or a manifest entry);
+   * third-party: under a third-party folder, pinned by hash; other: no listed
+   * extension, taken only when a verified bundle manifest lists it.
+   */
+  readonly kind: 'signed' | 'third-party' | 'other';
 }
 
 interface PreparedCheck {
@@ -241,8 +294,9 @@ function prepare(
     raw: bytes,
     extension: c.ext,
   });
-  const cached = c.thirdParty ? undefined : cache.lookup(key, trust);
-  const text = cached === undefined && !c.thirdParty ? guard(() => decodeText(bytes, c.abs)) : '';
+  const signed = c.kind === 'signed';
+  const cached = signed ? cache.lookup(key, trust) : undefined;
+  const text = cached === undefined && signed ? guard(() => decodeText(bytes, c.abs)) : '';
   return { candidate: c, key, cached, text, rawSha256, file };
 }
 
@@ -287,7 +341,7 @@ function acceptThirdParty(
 ): string {
   if (input.acceptThirdParty === true) return check.rawSha256;
   const c = check.candidate;
-  const count = checks.filter((k) => k.candidate.thirdParty).length;
+  const count = checks.filter((k) => k.candidate.kind === 'third-party').length;
   const more = count > 1 ? ` (one of ${count} such files)` : '';
   throw dependencyError(
     c,
@@ -304,10 +358,9 @@ function collect(base: string, recursive: boolean, config: VerifyDepsConfig): Ca
   const excluded = new Set(config.excludeDirs);
   const thirdPartyDirs = new Set(config.thirdPartyDirs ?? []);
   // Third-party files are taken whatever their extension (a loader reads them all).
-  const matchExt = (name: string, thirdParty: boolean): string | null => {
-    const ext = extname(name).toLowerCase();
-    return thirdParty || extensions.has(ext) ? ext : null;
-  };
+  const kindOf = (name: string, thirdParty: boolean): Candidate['kind'] =>
+    thirdParty ? 'third-party' : extensions.has(extname(name).toLowerCase()) ? 'signed' : 'other';
+  const ext = (name: string): string => extname(name).toLowerCase();
   const files: Candidate[] = [];
   const links: { rel: string; abs: string; thirdParty: boolean }[] = [];
   const pending: [string, string, boolean][] = [[base, '', false]];
@@ -325,8 +378,8 @@ function collect(base: string, recursive: boolean, config: VerifyDepsConfig): Ca
         if ((recursive || thirdParty) && !skipped) pending.push([abs, rel, thirdParty]);
       } else {
         // FIFOs, sockets and devices with a listed extension fail when read, never skipped.
-        const ext = matchExt(entry.name, inThirdParty);
-        if (ext !== null) files.push({ rel, abs, real: abs, ext, thirdParty: inThirdParty });
+        const kind = kindOf(entry.name, inThirdParty);
+        files.push({ rel, abs, real: abs, ext: ext(entry.name), kind });
       }
     }
   }
@@ -341,8 +394,10 @@ function collect(base: string, recursive: boolean, config: VerifyDepsConfig): Ca
       );
     }
     // Folder links inside are not descended (their content is walked where it lives; no loops).
-    const ext = target.isFile ? matchExt(link.rel, link.thirdParty) : null;
-    if (ext !== null) files.push({ ...link, real: target.path, ext });
+    if (target.isFile) {
+      const kind = kindOf(link.rel, link.thirdParty);
+      files.push({ rel: link.rel, abs: link.abs, real: target.path, ext: ext(link.rel), kind });
+    }
   }
   return files.sort(byRel);
 }
