@@ -28,6 +28,14 @@ const RAW =
   // eslint-disable-next-line no-control-regex
   /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u00ad\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2064\u2066-\u206f\ufeff]/;
 
+const PIN_TOOL = `__version__ = "1.2.0"
+__tool_type__ = "python"
+__executor_id__ = "rye/core/runtimes/python_script_runtime"
+__category__ = "t"
+__tool_description__ = "lock test"
+print(1)
+`;
+
 function expectClean(res: CliResult): void {
   expect(RAW.test(res.stdout), JSON.stringify(res.stdout)).toBe(false);
   expect(RAW.test(res.stderr), JSON.stringify(res.stderr)).toBe(false);
@@ -59,7 +67,7 @@ function hostileTrustFile(s: TempSpaces, fingerprint: string, pem: string): stri
   );
 }
 
-describe('human output escapes strings from trust files and file names', () => {
+describe('human output escapes strings from trust files, file names, manifests and lockfiles', () => {
   it('rye trust list shows a hostile owner escaped on one line; --json keeps its value', async () => {
     const { s, fingerprint, pem } = await signedNote();
     hostileTrustFile(s, fingerprint, pem);
@@ -142,6 +150,31 @@ describe('human output escapes strings from trust files and file names', () => {
     expect(res.stdout).toContain(`\n  ${SHOWN}\n`);
     expectClean(res);
   });
+
+  it('rye lock show escapes raw bidi and C1 characters of a lockfile; --json keeps its value', async () => {
+    const p = await makeExecProject();
+    p.write('.ai/tools/t/pin.py', PIN_TOOL);
+    await p.sign('tool', 't/pin');
+    const cli = (...args: string[]) => rye([...args, '--project', p.project], { env: p.env });
+    expect((await cli('lock', 'update', 't/pin')).code).toBe(0);
+    const lockfile = join(p.project, '.ai/lockfiles/t/pin@1.2.0.lock.json');
+    // Valid JSON: ESC as an escape, the bidi override and C1 CSI raw, a lone CR between tokens.
+    const note = 'mallory\\u001b[2J verified OK \u202eevil\u009b31m';
+    writeFileSync(
+      lockfile,
+      readFileSync(lockfile, 'utf8').replace(
+        /"registry": null/,
+        `"registry":\r{"note": "${note}"}`,
+      ),
+    );
+    const shown = await cli('lock', 'show', 't/pin');
+    expect(shown.code, shown.stderr).toBe(0);
+    expect(shown.stdout).toContain('"note": "mallory\\u001b[2J verified OK \\u202eevil\\x9b31m"');
+    expectClean(shown);
+    const json = await cli('lock', 'show', 't/pin', '--json');
+    expectClean(json);
+    expect(json.json()).toEqual(JSON.parse(readFileSync(lockfile, 'utf8')));
+  });
 });
 
 describe('human output escapes registry answers', () => {
@@ -213,5 +246,15 @@ describe('human output escapes registry answers', () => {
     expect(json.json<{ results: { description: string }[] }>().results[0]?.description).toBe(
       HOSTILE,
     );
+  });
+});
+
+describe('usage errors escape the arguments they quote', () => {
+  it('an unknown option is quoted escaped (exit 2)', async () => {
+    const s = makeTempSpaces();
+    const res = await rye(['trust', 'list', '--bogus\u001b[2J\r\u202e'], { env: s.env });
+    expect(res.code).toBe(2);
+    expect(res.stderr).toContain("unknown option '--bogus\\x1b[2J\\r\\u202e'");
+    expectClean(res);
   });
 });
