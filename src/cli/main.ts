@@ -1,4 +1,5 @@
 import { Command, CommanderError } from 'commander';
+import { escapeControlLines } from '../platform/index.js';
 import { bundleCommand } from './commands/bundle.js';
 import { executeCommand } from './commands/execute.js';
 import { keysCommand } from './commands/keys.js';
@@ -9,7 +10,7 @@ import { trustCommand } from './commands/trust.js';
 import { verifyFileCommand } from './commands/verify-file.js';
 import { verifyCommand } from './commands/verify.js';
 import type { CliIo } from './context.js';
-import { errorDocument } from './report.js';
+import { errorDocument, formatJson } from './report.js';
 import { createRunner } from './runner.js';
 import { readAllCapped } from './stdin.js';
 
@@ -74,10 +75,12 @@ export async function main(argv: readonly string[], io: CliIo = processIo()): Pr
 function configureTree(command: Command, io: CliIo, json: boolean): void {
   command.exitOverride();
   command.showHelpAfterError(false);
+  // Usage errors quote argv, which a script may fill from file names: escaped
+  // like any other output, keeping commander's own line breaks.
   command.configureOutput({
-    writeOut: (text) => io.stdout(text),
+    writeOut: (text) => io.stdout(escapeControlLines(text)),
     writeErr: (text) => {
-      if (!json) io.stderr(text);
+      if (!json) io.stderr(escapeControlLines(text));
     },
   });
   for (const sub of command.commands) configureTree(sub, io, json);
@@ -88,11 +91,7 @@ function usageExit(error: CommanderError, io: CliIo, json: boolean): number {
   if (benign.includes(error.code)) return 0;
   if (json) {
     io.stdout(
-      JSON.stringify(
-        errorDocument('USAGE_INVALID_ARGUMENT', error.message.replace(/^error: /, '')),
-        null,
-        2,
-      ) + '\n',
+      formatJson(errorDocument('USAGE_INVALID_ARGUMENT', error.message.replace(/^error: /, ''))),
     );
   } else {
     io.stderr('hint: run `rye --help` or `rye <command> --help`\n');

@@ -1,14 +1,38 @@
 import { exitCodeFor, hintFor, isRyeError, type ErrorCode } from '../errors/index.js';
+import { escapeControl, escapeControlInJson, escapeControlLines } from '../platform/index.js';
 import type { CommandContext } from './context.js';
 
-/** Print a command's result: the JSON document, or the human lines. */
-export function emit(
-  ctx: Pick<CommandContext, 'json' | 'io'>,
-  document: unknown,
-  lines: readonly string[],
-): void {
-  if (ctx.json) ctx.io.stdout(JSON.stringify(document, null, 2) + '\n');
-  else if (lines.length > 0) ctx.io.stdout(lines.join('\n') + '\n');
+// Every string a command prints may come from outside (trust files, item
+// metadata, file names, manifests, lockfiles, registry answers), so output is
+// escaped here, where it is written, not at each call site: in human mode each
+// element of `lines` is one terminal line and is escaped whole (an LF inside
+// an element shows as `\n`: the CLI's layout is the list, never a value); in
+// JSON mode the document keeps its value and loses nothing but raw controls.
+
+type Output = Pick<CommandContext, 'json' | 'io'>;
+
+/**
+ * Print a command's result: the JSON document (see {@link formatJson}), or the
+ * human lines, one element per terminal line, each through `escapeControl`.
+ */
+export function emit(ctx: Output, document: unknown, lines: readonly string[]): void {
+  if (ctx.json) ctx.io.stdout(formatJson(document));
+  else if (lines.length > 0) ctx.io.stdout(lines.map(escapeControl).join('\n') + '\n');
+}
+
+/**
+ * A JSON document as printed: 2-space indent, a final newline, and every
+ * character a terminal would interpret or hide (DEL, C1, bidi and other format
+ * characters, U+2028/U+2029; C0 is escaped by JSON itself) written as its
+ * `\uXXXX` escape, so the text parses back to the same value.
+ */
+export function formatJson(document: unknown): string {
+  return escapeControlInJson(JSON.stringify(document, null, 2)) + '\n';
+}
+
+/** Print a warning on stderr in human mode (JSON documents carry their warnings). */
+export function warn(ctx: Output, warning: { code: string; message: string }): void {
+  if (!ctx.json) ctx.io.stderr(`warning[${warning.code}]: ${escapeControl(warning.message)}\n`);
 }
 
 /** The JSON shape of an error: `{ok: false, error: {code, message, hint, details}}`. */
@@ -20,25 +44,19 @@ export function errorDocument(code: ErrorCode, message: string, details: unknown
  * Report a thrown error and return the exit code: RyeError codes map to 1, 2
  * or 3; anything else is an internal error (1) with its stack on stderr.
  */
-export function reportError(ctx: Pick<CommandContext, 'json' | 'io'>, error: unknown): number {
+export function reportError(ctx: Output, error: unknown): number {
   if (isRyeError(error)) {
     if (ctx.json)
-      ctx.io.stdout(
-        JSON.stringify(errorDocument(error.code, error.message, error.details), null, 2) + '\n',
-      );
+      ctx.io.stdout(formatJson(errorDocument(error.code, error.message, error.details)));
     else
       ctx.io.stderr(
-        `error[${error.code}]: ${error.message}\n${detailLines(error.details)}hint: ${hintFor(error.code)}\n`,
+        `error[${error.code}]: ${escapeControl(error.message)}\n${detailLines(error.details)}hint: ${hintFor(error.code)}\n`,
       );
     return exitCodeFor(error.code);
   }
   const message = error instanceof Error ? error.message : String(error);
-  if (ctx.json)
-    ctx.io.stdout(JSON.stringify(errorDocument('INTERNAL_ERROR', message), null, 2) + '\n');
-  else
-    ctx.io.stderr(
-      `error[INTERNAL_ERROR]: ${message}\n${error instanceof Error ? (error.stack ?? '') : ''}\n`,
-    );
+  if (ctx.json) ctx.io.stdout(formatJson(errorDocument('INTERNAL_ERROR', message)));
+  else ctx.io.stderr(`error[INTERNAL_ERROR]: ${escapeControl(message)}\n${stackFrames(error)}\n`);
   return exitCodeFor('INTERNAL_ERROR');
 }
 
@@ -46,6 +64,17 @@ function detailLines(details: Readonly<Record<string, unknown>>): string {
   const issues = details['issues'];
   if (!Array.isArray(issues)) return '';
   return issues
-    .map((i: { field?: string; message?: string }) => `  - ${i.field ?? ''}: ${i.message ?? ''}\n`)
+    .map(
+      (i: { field?: unknown; message?: unknown }) =>
+        `  - ${escapeControl(String(i.field ?? ''))}: ${escapeControl(String(i.message ?? ''))}\n`,
+    )
     .join('');
+}
+
+/** The stack's frames, without its first line (the message, printed escaped above). */
+function stackFrames(error: unknown): string {
+  if (!(error instanceof Error) || error.stack === undefined) return '';
+  const head = `${error.name}: ${error.message}`;
+  const stack = error.stack.startsWith(head) ? error.stack.slice(head.length + 1) : error.stack;
+  return escapeControlLines(stack);
 }

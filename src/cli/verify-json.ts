@@ -25,12 +25,15 @@ export function verifyResultJson(
   };
 }
 
-/** One human line for a verification. */
-export function verifyResultLine(result: VerifyResult, label: string): string {
+/** The human lines of a verification: one when it passed, two when it failed (the reason). */
+export function verifyResultLines(result: VerifyResult, label: string): string[] {
   if (result.ok) {
     const partial =
       result.coverage === 'xml-only' ? '  (warning: only the <directive> span is signed)' : '';
-    return `ok        ${label}  ${result.fingerprint ?? ''} ${result.signer ?? ''}${partial}`;
+    return [`ok        ${label}  ${result.fingerprint ?? ''} ${result.signer ?? ''}${partial}`];
   }
-  return `${result.verdict.padEnd(9)} ${label}\n          ${result.code ?? ''}: ${result.message}`;
+  return [
+    `${result.verdict.padEnd(9)} ${label}`,
+    `          ${result.code ?? ''}: ${result.message}`,
+  ];
 }

@@ -14,3 +14,9 @@ export {
 export { packageRoot } from './package-root.js';
 export { mapLimit } from './map-limit.js';
 export { relativeInside } from './path-inside.js';
+export {
+  escapeControl,
+  escapeControlInJson,
+  escapeControlLines,
+  hasControl,
+} from './terminal-text.js';

@@ -125,7 +125,8 @@ function humanLines(result: ExecuteResult): string[] {
   if (result.error !== undefined)
     lines.push(`error[${result.error.code}]: ${result.error.message}`);
   if (result.data !== null && result.data !== undefined)
-    lines.push(JSON.stringify(result.data, null, 2));
+    // JSON escapes every LF inside a value: the LFs left are the layout.
+    lines.push(...JSON.stringify(result.data, null, 2).split('\n'));
   lines.push(`(${result.metadata.duration_ms} ms)`);
   return lines;
 }

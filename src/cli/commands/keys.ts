@@ -42,7 +42,7 @@ export function keysCommand(io: CliIo, run: Runner): Command {
         const key = await readPublicKeyFile(keyDir(ctx.spaces));
         emit(ctx, { fingerprint: key.fingerprint, public_key_pem: key.publicKeyPem }, [
           `fingerprint: ${key.fingerprint}`,
-          key.publicKeyPem.trimEnd(),
+          ...key.publicKeyPem.trimEnd().split('\n'),
         ]);
         return 0;
       }),

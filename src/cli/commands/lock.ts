@@ -1,6 +1,7 @@
 import { Command } from 'commander';
 import { RyeError } from '../../errors/index.js';
 import { loadSpaceTrust, parseItemId } from '../../items/index.js';
+import { escapeControl, escapeControlInJson, escapeControlLines } from '../../platform/index.js';
 import { contextOf, withCommonOptions, type CliIo, type CommonOptions } from '../context.js';
 import { emit } from '../report.js';
 import type { Runner } from '../runner.js';
@@ -62,10 +63,13 @@ export function lockCommand(io: CliIo, run: Runner): Command {
             { toolId, version },
           );
         }
-        if (ctx.json) io.stdout(found.text.endsWith('\n') ? found.text : `${found.text}\n`);
+        // The file as it is (it parsed as a lockfile, so it is valid JSON), with
+        // only what a terminal would interpret escaped: --json keeps its meaning.
+        const text = found.text.endsWith('\n') ? found.text : `${found.text}\n`;
+        if (ctx.json) io.stdout(escapeControlInJson(text));
         else
           io.stdout(
-            `# ${found.path} (${found.space} space)\n${found.text}${found.text.endsWith('\n') ? '' : '\n'}`,
+            `# ${escapeControl(found.path)} (${found.space} space)\n${escapeControlLines(text)}`,
           );
         return 0;
       }),
@@ -100,10 +104,10 @@ export function lockCommand(io: CliIo, run: Runner): Command {
           message: r.message,
         }));
         emit(ctx, { ok: bad.length === 0, results: rows }, [
-          ...results.map(
-            (r) =>
-              `${r.status.padEnd(8)} ${r.toolId}@${r.version} (${r.space})${r.message === null ? '' : `\n         ${r.code ?? ''}: ${r.message}`}`,
-          ),
+          ...results.flatMap((r) => [
+            `${r.status.padEnd(8)} ${r.toolId}@${r.version} (${r.space})`,
+            ...(r.message === null ? [] : [`         ${r.code ?? ''}: ${r.message}`]),
+          ]),
           `${results.length - bad.length} ok, ${bad.length} failed`,
         ]);
         return bad.length === 0 ? 0 : 3;

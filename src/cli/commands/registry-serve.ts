@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import type { Command } from 'commander';
 import { InvalidArgumentError, Option } from 'commander';
+import { escapeControlInJson } from '../../platform/index.js';
 import { contextOf, withCommonOptions, type CliIo, type CommonOptions } from '../context.js';
 import type { Runner } from '../runner.js';
 
@@ -69,7 +70,9 @@ export function addServeCommand(registry: Command, io: CliIo, run: Runner): void
         // Listen for signals before the listening line goes out: a script that
         // reads it and stops the server at once must not kill it mid-start.
         const signals = untilSignalled();
-        const stderr = jsonLines(io.stderr, options.logLevel);
+        // Request logs quote what clients sent (paths, names): JSON escapes C0,
+        // and escapeControlInJson the rest a terminal tailing the log would act on.
+        const stderr = jsonLines((line) => io.stderr(escapeControlInJson(line)), options.logLevel);
         const server = await startRegistryServer({
           host: options.host,
           port: options.port,
@@ -83,7 +86,8 @@ export function addServeCommand(registry: Command, io: CliIo, run: Runner): void
               : { authAttemptsPerMinute: options.authAttemptsPerMinute }),
           },
           log: (entry) => {
-            if (entry['msg'] === 'listening') io.stdout(`${JSON.stringify(entry)}\n`);
+            if (entry['msg'] === 'listening')
+              io.stdout(`${escapeControlInJson(JSON.stringify(entry))}\n`);
             else stderr(entry);
           },
         }).catch((error: unknown) => {

@@ -6,7 +6,7 @@ import {
   removeTrustedKey,
 } from '../../items/index.js';
 import { contextOf, withCommonOptions, type CliIo, type CommonOptions } from '../context.js';
-import { emit } from '../report.js';
+import { emit, warn } from '../report.js';
 import type { Runner } from '../runner.js';
 
 /** `rye trust add|list|remove`. */
@@ -48,8 +48,7 @@ export function trustCommand(io: CliIo, run: Runner): Command {
           path: k.source,
           shadowed: loaded.trust.get(k.fingerprint) !== k,
         }));
-        for (const w of loaded.warnings)
-          if (!ctx.json) io.stderr(`warning[${w.code}]: ${w.message}\n`);
+        for (const w of loaded.warnings) warn(ctx, w);
         emit(
           ctx,
           { keys, warnings: loaded.warnings },

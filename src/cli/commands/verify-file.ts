@@ -5,7 +5,7 @@ import { loadSpaceTrust, parseItemType } from '../../items/index.js';
 import { contextOf, withCommonOptions, type CliIo, type CommonOptions } from '../context.js';
 import { emit } from '../report.js';
 import type { Runner } from '../runner.js';
-import { verifyResultJson, verifyResultLine } from '../verify-json.js';
+import { verifyResultJson, verifyResultLines } from '../verify-json.js';
 import { exitCodeForResults } from './verify.js';
 
 type VerifyFileOptions = CommonOptions & { itemType: string; trust: string[] };
@@ -33,7 +33,7 @@ export function verifyFileCommand(io: CliIo, run: Runner): Command {
             ? await loadExplicitTrust(options.trust.map((p) => resolve(io.cwd, p)))
             : (await loadSpaceTrust(ctx.spaces)).trust;
         const result = await verifyFile(resolve(io.cwd, path), itemType, trust);
-        emit(ctx, { ...verifyResultJson(result), path }, [verifyResultLine(result, path)]);
+        emit(ctx, { ...verifyResultJson(result), path }, verifyResultLines(result, path));
         return result.ok ? 0 : exitCodeForResults([result]);
       }),
     );

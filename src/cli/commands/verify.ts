@@ -3,9 +3,9 @@ import { exitCodeFor } from '../../errors/index.js';
 import { type VerifyResult } from '../../integrity/index.js';
 import { loadSpaceTrust, parseItemType, selectItems, verifyItemFile } from '../../items/index.js';
 import { contextOf, withCommonOptions, type CliIo, type CommonOptions } from '../context.js';
-import { emit } from '../report.js';
+import { emit, warn } from '../report.js';
 import type { Runner } from '../runner.js';
-import { verifyResultJson, verifyResultLine } from '../verify-json.js';
+import { verifyResultJson, verifyResultLines } from '../verify-json.js';
 
 type VerifyOptions = CommonOptions & { requireFullCoverage?: boolean };
 
@@ -24,8 +24,7 @@ export function verifyCommand(io: CliIo, run: Runner): Command {
           selectItems(ctx.spaces, itemType, pattern),
           loadSpaceTrust(ctx.spaces),
         ]);
-        for (const w of loaded.warnings)
-          if (!ctx.json) io.stderr(`warning[${w.code}]: ${w.message}\n`);
+        for (const w of loaded.warnings) warn(ctx, w);
         const results = await Promise.all(
           items.map(async (item) => ({
             item,
@@ -45,8 +44,8 @@ export function verifyCommand(io: CliIo, run: Runner): Command {
             results: results.map((r) => verifyResultJson(r.result, r.item)),
           },
           [
-            ...results.map((r) =>
-              verifyResultLine(r.result, `${r.item.itemId}${r.item.extension} (${r.item.space})`),
+            ...results.flatMap((r) =>
+              verifyResultLines(r.result, `${r.item.itemId}${r.item.extension} (${r.item.space})`),
             ),
             `${results.length - failed.length} ok, ${failed.length} failed`,
           ],
