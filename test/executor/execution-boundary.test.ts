@@ -1,4 +1,4 @@
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import {
   chmodSync,
   existsSync,
@@ -243,5 +243,55 @@ describe('the bytes that run are the bytes that were hashed', () => {
     const refused = await refusal(run(p, 'apps/snap/tool'));
     expect(refused.code).toBe('INTEGRITY_HASH_MISMATCH');
     expect(readFileSync(copy, 'utf8')).toBe(before);
+  });
+});
+
+describe('verify, then run the same bytes', () => {
+  it('a file swapped back and forth during 20 runs never runs unsigned code', async () => {
+    const p = await makeExecProject();
+    const marker = join(p.root, 'marker');
+    const path = p.write(
+      '.ai/tools/apps/race/tool.py',
+      py('apps/race', 'print(json.dumps({"success": True}))'),
+    );
+    await p.sign('tool', 'apps/race/tool');
+    const signed = readFileSync(path);
+    const evil = Buffer.concat([signed, Buffer.from(evilPy(marker))]);
+    const good = p.write('good.py', signed, p.root);
+    const bad = p.write('bad.py', evil, p.root);
+    const stop = join(p.root, 'stop');
+    // The attacker: renames the unsigned and the signed version over the tool, as fast as it can.
+    const swapper = spawn(process.execPath, [
+      '-e',
+      `const fs = require('node:fs');
+       const [good, bad, target, stop] = process.argv.slice(1);
+       const until = Date.now() + 60000;
+       for (let i = 0; !fs.existsSync(stop) && Date.now() < until; i++) {
+         fs.copyFileSync(i % 2 ? good : bad, target + '.tmp');
+         fs.renameSync(target + '.tmp', target);
+       }`,
+      good,
+      bad,
+      path,
+      stop,
+    ]);
+    const outcomes: string[] = [];
+    try {
+      for (let i = 0; i < 20; i += 1) {
+        outcomes.push(
+          await run(p, 'apps/race/tool').then(
+            (r) => r.status,
+            (e: { code?: string }) => e.code ?? 'thrown',
+          ),
+        );
+      }
+    } finally {
+      writeFileSync(stop, '');
+      await new Promise((done) => swapper.once('exit', done));
+    }
+    const allowed = (o: string): boolean =>
+      o === 'success' || /^(INTEGRITY|LOCKFILE)_/.test(o) || o === 'EXECUTOR_SOURCE_CHANGED';
+    expect(outcomes.every(allowed), outcomes.join(' ')).toBe(true);
+    expect(existsSync(marker)).toBe(false);
   });
 });
