@@ -1,6 +1,7 @@
 import { execFileSync, spawn } from 'node:child_process';
 import {
   chmodSync,
+  rmSync,
   existsSync,
   readdirSync,
   readFileSync,
@@ -9,7 +10,10 @@ import {
 } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { createBundle } from '../../src/bundle/index.js';
 import { execute, type ExecuteResult } from '../../src/executor/index.js';
+import { readSigner } from '../../src/integrity/index.js';
+import { keyDir } from '../../src/items/index.js';
 import { refusal } from '../helpers/refusal.js';
 import { makeExecProject, type ExecProject } from '../helpers/exec-project.js';
 
@@ -293,5 +297,54 @@ describe('verify, then run the same bytes', () => {
       o === 'success' || /^(INTEGRITY|LOCKFILE)_/.test(o) || o === 'EXECUTOR_SOURCE_CHANGED';
     expect(outcomes.every(allowed), outcomes.join(' ')).toBe(true);
     expect(existsSync(marker)).toBe(false);
+  });
+});
+
+describe('files with no signature format', () => {
+  const dir = '.ai/tools/apps/letters';
+  async function lettersProject(): Promise<ExecProject> {
+    const p = await makeExecProject();
+    p.write(`${dir}/__init__.py`, '');
+    p.write(`${dir}/template.txt`, 'Dear friend\n');
+    p.write(
+      `${dir}/write.py`,
+      py(
+        'apps/letters',
+        `import os
+here = os.path.dirname(__file__)
+print(json.dumps({"success": True, "template": open(os.path.join(here, "template.txt")).read(),
+                  "extra": os.path.exists(os.path.join(here, "extra.txt"))}))`,
+      ),
+    );
+    await p.sign('tool', 'apps/letters/**');
+    return p;
+  }
+  const runLetters = (p: ExecProject, dryRun = false): Promise<ExecuteResult> =>
+    execute({ spaces: p.spaces, toolId: 'apps/letters/write', env: p.env, dryRun });
+
+  it('are left out of the run unless a verified bundle manifest lists them, and then must match it', async () => {
+    const p = await lettersProject();
+    const plain = await runLetters(p, true);
+    expect(plain.plan?.files_left_out).toEqual(['template.txt']);
+
+    await createBundle({
+      spaces: p.spaces,
+      bundleId: 'apps/letters',
+      version: '1.0.0',
+      includes: [],
+      signer: await readSigner(keyDir(p.spaces)),
+    });
+    p.write(`${dir}/extra.txt`, 'planted after the bundle\n');
+    const result = await runLetters(p);
+    expect(result.status, JSON.stringify(result)).toBe('success');
+    expect(result.data).toMatchObject({ template: 'Dear friend\n', extra: false });
+    expect((await runLetters(p, true)).plan?.files_left_out).toEqual(['extra.txt']);
+
+    writeFileSync(join(p.project, dir, 'template.txt'), 'Dear victim\n');
+    expect((await refusal(runLetters(p))).code).toBe('LOCKFILE_MISMATCH'); // pinned by the first run
+    rmSync(join(p.project, '.ai', 'lockfiles'), { recursive: true });
+    const refused = await refusal(runLetters(p));
+    expect(refused.code).toBe('INTEGRITY_HASH_MISMATCH');
+    expect(refused.message).toContain('template.txt');
   });
 });
