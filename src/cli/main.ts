@@ -1,6 +1,7 @@
 import { Command, CommanderError } from 'commander';
 import { escapeControlLines } from '../platform/index.js';
 import { bundleCommand } from './commands/bundle.js';
+import { cacheCommand } from './commands/cache.js';
 import { executeCommand } from './commands/execute.js';
 import { keysCommand } from './commands/keys.js';
 import { lockCommand } from './commands/lock.js';
@@ -57,6 +58,7 @@ export async function main(argv: readonly string[], io: CliIo = processIo()): Pr
     executeCommand(io, run),
     lockCommand(io, run),
     bundleCommand(io, run),
+    cacheCommand(io, run),
     registryCommand(io, run),
   ]) {
     program.addCommand(command);

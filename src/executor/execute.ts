@@ -8,7 +8,7 @@ import { packageRoot } from '../platform/index.js';
 import { buildLockfile, saveLockfile } from './lock-flow.js';
 import { prepareRun } from './prepare.js';
 import { PRIMITIVES } from './primitive-config.js';
-import { materializeSnapshot } from './snapshot.js';
+import { cacheDirOf, materializeSnapshot } from './snapshot.js';
 import { planSnapshot } from './snapshot-plan.js';
 import { runHttpRequest } from './primitives/http-client.js';
 import { runSubprocess } from './primitives/subprocess.js';
@@ -88,11 +88,11 @@ export async function execute(options: ExecuteOptions): Promise<ExecuteResult> {
   const started = performance.now();
   const { spaces, toolId } = options;
   parseItemId(toolId);
-  // RYE_CACHE_DIR: where runtimes keep caches that must not live in signed
-  // folders (the Python runtimes' bytecode); the caller's value wins.
+  // RYE_CACHE_DIR: where verified snapshots live (the caller's value wins).
+  const callerEnv = options.env ?? process.env;
   const baseEnv: Readonly<Record<string, string | undefined>> = {
-    RYE_CACHE_DIR: join(spaces.user, '.ai', 'cache'),
-    ...(options.env ?? process.env),
+    ...callerEnv,
+    RYE_CACHE_DIR: cacheDirOf(spaces.user, callerEnv),
   };
   const frozen = options.frozen ?? baseEnv['RYE_FROZEN'] === '1';
   const trust = options.trust ?? (await loadSpaceTrust(spaces)).trust;
@@ -117,7 +117,7 @@ export async function execute(options: ExecuteOptions): Promise<ExecuteResult> {
   const snapshot =
     primitive.itemId === PRIMITIVES.subprocess
       ? planSnapshot({
-          cacheDir: baseEnv['RYE_CACHE_DIR'] ?? join(spaces.user, '.ai', 'cache'),
+          cacheDir: cacheDirOf(spaces.user, baseEnv),
           chain,
           deps,
           vars,

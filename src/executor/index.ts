@@ -3,6 +3,7 @@ export { buildChain } from './chain.js';
 export { MAX_CHAIN_LENGTH } from '../lockfile/index.js';
 export type { BuiltChain } from './chain.js';
 export { execute } from './execute.js';
+export { cacheDirOf, clearSnapshots } from './snapshot.js';
 export { updateLockfile, verifyLockfiles } from './lock-ops.js';
 export type { LockStatus } from './lock-ops.js';
 export { rootVersion } from './prepare.js';

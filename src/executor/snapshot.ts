@@ -160,6 +160,43 @@ function setModes(dir: string, mode: number): void {
   chmodSync(dir, mode);
 }
 
+/**
+ * Where verified snapshots (and other run caches) live: `RYE_CACHE_DIR` from
+ * the caller's environment, else `<user space>/.ai/cache`. Pure.
+ */
+export function cacheDirOf(
+  userSpace: string,
+  env: Readonly<Record<string, string | undefined>>,
+): string {
+  const fromEnv = env['RYE_CACHE_DIR'];
+  return fromEnv !== undefined && fromEnv !== '' ? fromEnv : join(userSpace, '.ai', 'cache');
+}
+
+/**
+ * Remove every verified snapshot (they are rebuilt on the next run of each
+ * tool). Returns how many were removed.
+ *
+ * @throws RyeError EXECUTOR_SNAPSHOT_FAILED when the folder cannot be read.
+ */
+export function clearSnapshots(cacheDir: string): number {
+  const root = join(cacheDir, 'snapshots');
+  let names: string[];
+  try {
+    names = readdirSync(root);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return 0;
+    throw new RyeError(
+      'EXECUTOR_SNAPSHOT_FAILED',
+      `Cannot clear ${root}: ${(error as Error).message}`,
+      {
+        dir: root,
+      },
+    );
+  }
+  for (const name of names) removeTree(join(root, name));
+  return names.filter((n) => !n.startsWith('.tmp-')).length;
+}
+
 /** Remove a snapshot tree (its folders are read-only); what is already gone is ignored. */
 export function removeTree(dir: string): void {
   makeWritable(dir);

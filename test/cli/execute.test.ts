@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { appendFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { RYE_BIN, rye } from '../helpers/cli.js';
@@ -139,3 +139,18 @@ function alive(pid: number): boolean {
     return false;
   }
 }
+
+describe('rye cache clear', () => {
+  it('removes the verified snapshots, and the next run rebuilds its own', async () => {
+    const p = await project('print(json.dumps({"ok": True}))');
+    expect((await exec(p, '--json')).code).toBe(0);
+    const snapshots = join(p.user, '.ai', 'cache', 'snapshots');
+    expect(readdirSync(snapshots).length).toBe(1);
+    const cleared = await rye(['cache', 'clear', '--project', p.project, '--json'], { env: p.env });
+    expect(cleared.code, cleared.stderr).toBe(0);
+    expect(cleared.json()).toMatchObject({ ok: true, removed: 1 });
+    expect(readdirSync(snapshots)).toEqual([]);
+    expect((await exec(p, '--json')).code).toBe(0);
+    expect(readdirSync(snapshots).length).toBe(1);
+  });
+});
