@@ -20,6 +20,7 @@ import {
 } from '../dist/src/index.js';
 import { VerifiedFileCache, execute } from '../dist/src/executor/index.js';
 import { verifyDependencies } from '../dist/src/executor/verify-deps.js';
+import { materializeSnapshot, snapshotLayout } from '../dist/src/executor/snapshot.js';
 import { median, report } from './util.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -96,6 +97,29 @@ export async function run() {
     report('verify_deps.cold_ms', median(cold.slice(5)), 'ms', { files: count, goal: '< 4 ms' });
     report('verify_deps.warm_ms', median(warm.slice(20)), 'ms', { files: count, goal: '< 1 ms' });
 
+    // A cold snapshot of the same tree (written once per tree, then reused), and a warm lookup.
+    const report30 = await verifyDependencies({ base: threads, config, trust, cache });
+    const sources = report30.files.map((f) => ({
+      area: 'scope',
+      rel: f.relativePath,
+      extension: f.extension,
+      raw: f.raw,
+      rawSha256: f.rawSha256,
+    }));
+    const snapCold = [];
+    const snapWarm = [];
+    for (let i = 0; i < 20; i += 1) {
+      const layout = snapshotLayout(join(work, `cache-${i}`), sources);
+      snapCold.push(time(() => materializeSnapshot(layout, sources)));
+      snapWarm.push(
+        time(() => materializeSnapshot(snapshotLayout(join(work, `cache-${i}`), sources), sources)),
+      );
+    }
+    report('execute.snapshot_cold_ms', median(snapCold.slice(2)), 'ms', {
+      files: sources.length,
+      warm_lookup_ms: Number(median(snapWarm.slice(2)).toFixed(3)),
+    });
+
     // In-process execute of a trivial single-file tool vs. a raw spawn of the same command.
     const toolPath = join(project, '.ai/tools/bench/noop.py');
     write(
@@ -127,12 +151,12 @@ export async function run() {
     const spaces = resolveSpaces({ project, env });
     const allTrust = (await loadSpaceTrust(spaces)).trust;
     const execCache = new VerifiedFileCache();
-    // The same command and environment the runtime builds (bytecode cache included).
+    // The same command and environment the runtime builds (no bytecode cache for tool code).
     const rawEnv = {
       ...env,
       PYTHONUNBUFFERED: '1',
-      PYTHONPYCACHEPREFIX: join(user, '.ai', 'cache', 'pycache'),
-      PYTHONDONTWRITEBYTECODE: '',
+      PYTHONPYCACHEPREFIX: '',
+      PYTHONDONTWRITEBYTECODE: '1',
     };
     const inProcess = [];
     const raw = [];
