@@ -231,6 +231,10 @@ export const ERROR_CODES = {
     class: 'integrity',
     hint: 'A symbolic link in a verified folder points outside it; remove the link.',
   },
+  EXECUTOR_IDENTITY_MISMATCH: {
+    class: 'integrity',
+    hint: 'A chain element is signed as another item (its category or name is not where it was found): a signed file copied over another id.',
+  },
 
   LOCKFILE_MISMATCH: {
     class: 'integrity',
@@ -238,7 +242,11 @@ export const ERROR_CODES = {
   },
   LOCKFILE_STALE: {
     class: 'integrity',
-    hint: 'An item was re-signed after the lockfile was written; `rye lock update <tool_id>` pins the new version.',
+    hint: 'An item changed since the lockfile and carries a valid trusted signature (an update or a rollback: signature dates are not authenticated); review it, then `rye lock update <tool_id>`.',
+  },
+  LOCKFILE_ROLLBACK: {
+    class: 'integrity',
+    hint: 'A lockfile signed by your key pins a newer version of this tool; to run the older one on purpose, `rye lock remove <tool_id> --version <newer>`.',
   },
   LOCKFILE_MISSING: {
     class: 'integrity',

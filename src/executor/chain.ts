@@ -11,6 +11,7 @@ import { bodyWithoutSignature } from '../integrity/index.js';
 import { MAX_CHAIN_LENGTH } from '../lockfile/index.js';
 import { decodeText, readFileCappedSync } from '../platform/index.js';
 import { parseEnvConfig } from './env-config.js';
+import { checkIdentity } from './identity.js';
 import { parseAnchorConfig, parseVerifyDepsConfig } from './runtime-config.js';
 import type { ChainElement } from './types.js';
 
@@ -159,6 +160,7 @@ async function readElement(
       },
     );
   }
+  checkIdentity(item, metadata);
   const f = metadata.fields;
   const executorId = f.executor_id;
   if (executorId !== null && typeof executorId !== 'string') {

@@ -7,6 +7,7 @@ import {
   verifyText,
   type Signer,
   type TrustSet,
+  type TrustedKey,
 } from '../integrity/index.js';
 import { keyDir, type Spaces } from '../items/index.js';
 import { readTextFile } from '../platform/index.js';
@@ -15,9 +16,12 @@ import {
   compareDeps,
   MAX_LOCKFILE_BYTES,
   findLockfile,
+  findNewerOwnLockfile,
   lockedSpace,
   lockfileName,
+  ownTrust,
   parseLockfile,
+  readOwnKey,
   serializeLockfile,
   writeDir,
   writeLockfile,
@@ -31,16 +35,24 @@ import type { ChainElement, VerifyDepsConfig } from './types.js';
 /** A lockfile in use for one run, and whether its own signature is trusted. */
 export interface LockInUse {
   readonly found: FoundLockfile;
-  /** Signed by a trusted key: the verified-deps fast path may skip signature work. */
+  /**
+   * Signed by the user's own key (and that key is in the run's trust set): the
+   * verified-deps fast path may skip signature work. A lockfile signed by any
+   * other trusted key still pins, but never replaces a signature check.
+   */
   readonly trusted: boolean;
 }
 
 /**
- * Step 1: find the tool's lockfile (project → user → system) and compare every
- * pinned chain element with the files today. Frozen mode refuses a missing one.
+ * Step 1: refuse a rollback (a lockfile signed by the user's own key pins a
+ * newer version of the tool than `version`), then find the tool's lockfile
+ * (project → user → system) and compare every pinned chain element with the
+ * files today. Frozen mode refuses a missing one. `version` must be the
+ * version of the tool as verified, never one read from unverified bytes.
  *
- * @throws RyeError LOCKFILE_MISSING (frozen), LOCKFILE_MISMATCH, LOCKFILE_STALE,
- *   LOCKFILE_INVALID, LOCKFILE_VERSION_UNSUPPORTED
+ * @throws RyeError LOCKFILE_ROLLBACK, LOCKFILE_MISSING (frozen), LOCKFILE_MISMATCH,
+ *   LOCKFILE_STALE, LOCKFILE_INVALID, LOCKFILE_VERSION_UNSUPPORTED, KEY_INVALID
+ *   (an unreadable own public key), FILE_UNREADABLE
  */
 export async function checkLockfile(
   spaces: Spaces,
@@ -49,6 +61,8 @@ export async function checkLockfile(
   trust: TrustSet,
   frozen: boolean,
 ): Promise<LockInUse | null> {
+  const own = readOwnKey(spaces);
+  if (own !== null) await refuseRollback(spaces, toolId, version, own);
   const found = await findLockfile(spaces, toolId, version);
   if (found === null) {
     if (frozen) {
@@ -60,27 +74,61 @@ export async function checkLockfile(
     }
     return null;
   }
-  return checkPins(spaces, toolId, found, trust);
+  return checkPins(spaces, toolId, found, trust, own);
 }
 
 /**
  * Compare a lockfile's pinned chain with the files today, and decide whether
- * its own signature is trusted (which unlocks the verified-deps fast path).
+ * its own signature unlocks the verified-deps fast path: only a signature by
+ * the user's own key (`own`, read from the user space when not given) that
+ * the run's trust set also trusts.
  *
- * @throws RyeError LOCKFILE_MISMATCH, LOCKFILE_STALE
+ * @throws RyeError LOCKFILE_MISMATCH, LOCKFILE_STALE, KEY_INVALID
  */
 export async function checkPins(
   spaces: Spaces,
   toolId: string,
   found: FoundLockfile,
   trust: TrustSet,
+  own: TrustedKey | null = readOwnKey(spaces),
 ): Promise<LockInUse> {
   const mismatches = await checkChainPins(spaces, found.lockfile, trust);
   if (mismatches.length > 0) throw lockError(toolId, found, mismatches);
   const trusted =
     found.lockfile.signature !== null &&
-    verifyText(found.text, { itemType: 'tool', extension: '.json', trust, path: found.path }).ok;
+    verifyText(found.text, {
+      itemType: 'tool',
+      extension: '.json',
+      trust: ownTrust(trust, own),
+      path: found.path,
+    }).ok;
   return { found, trusted };
+}
+
+/**
+ * LOCKFILE_ROLLBACK when a lockfile signed by the user's own key pins a newer
+ * version of the tool than the one about to run: an older signed release was
+ * restored. Applies in frozen and normal mode alike.
+ *
+ * @throws RyeError LOCKFILE_ROLLBACK, FILE_UNREADABLE
+ */
+async function refuseRollback(
+  spaces: Spaces,
+  toolId: string,
+  version: string,
+  own: TrustedKey,
+): Promise<void> {
+  const newer = await findNewerOwnLockfile(spaces, toolId, version, own);
+  if (newer === null) return;
+  const fix =
+    newer.space === 'system'
+      ? `remove ${newer.path}`
+      : `rye lock remove ${toolId} --version ${newer.version}`;
+  throw new RyeError(
+    'LOCKFILE_ROLLBACK',
+    `Cannot run ${toolId}@${version}: lockfile ${newer.path}, signed by your key, pins the newer version ${newer.version} — an older release may have been restored; to run ${version} on purpose, remove that lockfile (\`${fix}\`)`,
+    { toolId, version, newerVersion: newer.version, lockfile: newer.path, fix },
+  );
 }
 
 /** The chain built today must be the chain pinned (same ids, spaces, order). */
@@ -125,7 +173,7 @@ export function checkDeps(
   lock: LockInUse,
   current: DepsSnapshot | null,
   base: string,
-  isResigned: (relativePath: string) => boolean = () => false,
+  signedBy: (relativePath: string) => string | boolean | null = () => null,
 ): void {
   const pinned = lock.found.lockfile.verifiedDeps;
   if (current === null && pinned === undefined) return;
@@ -164,9 +212,12 @@ export function checkDeps(
       'the dependency scope moved',
     );
   }
-  const mismatches = compareDeps(pinned, current.files).map((m) =>
-    m.kind === 'dep-changed' || m.kind === 'dep-added' ? { ...m, stale: isResigned(m.subject) } : m,
-  );
+  const mismatches = compareDeps(pinned, current.files).map((m): LockMismatch => {
+    if (m.kind !== 'dep-changed' && m.kind !== 'dep-added') return m;
+    const by = signedBy(m.subject);
+    if (by === null || by === false) return m;
+    return typeof by === 'string' ? { ...m, stale: true, signedBy: by } : { ...m, stale: true };
+  });
   if (mismatches.length > 0) throw lockError(toolId, lock.found, mismatches);
 }
 
@@ -179,7 +230,12 @@ export interface DepsSnapshot {
   readonly files: ReadonlyMap<string, string>;
 }
 
-/** The error for a set of mismatches: LOCKFILE_STALE when every one is a deliberate re-sign. */
+/**
+ * The error for a set of mismatches: LOCKFILE_STALE when every changed file
+ * carries a valid trusted signature, else LOCKFILE_MISMATCH. Worded neutrally:
+ * a signature's timestamp is not authenticated, so a stale pin cannot be told
+ * from a rollback to an older signed version, and the message claims neither.
+ */
 export function lockError(
   toolId: string,
   found: FoundLockfile,
@@ -189,9 +245,10 @@ export function lockError(
   const more = mismatches.length > 1 ? ` (and ${mismatches.length - 1} more)` : '';
   const fix = `rye lock update ${toolId}`;
   if (mismatches.every((m) => m.stale)) {
+    const by = first.signedBy === undefined ? 'a trusted key' : `trusted key ${first.signedBy}`;
     return new RyeError(
       'LOCKFILE_STALE',
-      `Cannot run ${toolId}: ${first.subject} was re-signed after lockfile ${found.path} was generated (${found.lockfile.generatedAt})${more}; run \`${fix}\` to pin the new version`,
+      `Cannot run ${toolId}: ${first.subject} changed since lockfile ${found.path} pinned it; it is now signed by ${by} (the signature's date is not authenticated: this may be an update or a rollback)${more}; review the change, then run \`${fix}\` to pin it`,
       { toolId, lockfile: found.path, mismatches, fix },
     );
   }

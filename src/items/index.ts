@@ -31,5 +31,5 @@ export {
   removeTrustedKey,
   trustDir,
 } from './trust-admin.js';
-export { assertValid, validateItem } from './validate.js';
-export { isSemver } from './semver.js';
+export { assertValid, identityIssues, validateItem } from './validate.js';
+export { compareSemver, isSemver } from './semver.js';

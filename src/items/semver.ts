@@ -10,3 +10,51 @@ const SEMVER_RE =
 export function isSemver(value: unknown): value is string {
   return typeof value === 'string' && value.length <= 256 && SEMVER_RE.test(value);
 }
+
+/**
+ * Semver precedence (semver.org 2.0.0 §11): negative when `a` comes before `b`,
+ * positive after, 0 when equal (build metadata ignored). Pure.
+ *
+ * @throws TypeError when either is not a semantic version (check with isSemver first).
+ */
+export function compareSemver(a: string, b: string): number {
+  const x = isSemver(a) ? SEMVER_RE.exec(a) : null;
+  const y = isSemver(b) ? SEMVER_RE.exec(b) : null;
+  if (x === null || y === null)
+    throw new TypeError(
+      `Cannot compare versions: ${JSON.stringify(x === null ? a : b)} is not semver`,
+    );
+  for (let i = 1; i <= 3; i += 1) {
+    const d = compareNumeric(x[i] as string, y[i] as string);
+    if (d !== 0) return d;
+  }
+  const pa = x[4];
+  const pb = y[4];
+  // A pre-release comes before its release: 1.0.0-rc.1 < 1.0.0.
+  if (pa === undefined || pb === undefined)
+    return (pa === undefined ? 1 : 0) - (pb === undefined ? 1 : 0);
+  const ia = pa.split('.');
+  const ib = pb.split('.');
+  for (let i = 0; i < Math.min(ia.length, ib.length); i += 1) {
+    const d = compareIdentifier(ia[i] as string, ib[i] as string);
+    if (d !== 0) return d;
+  }
+  return Math.sign(ia.length - ib.length);
+}
+
+const NUMERIC = /^\d+$/;
+
+/** Digits only, no leading zeros (the grammar guarantees it): longer is larger. */
+function compareNumeric(a: string, b: string): number {
+  if (a.length !== b.length) return Math.sign(a.length - b.length);
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/** Numeric identifiers compare as numbers and before alphanumeric ones, which compare in ASCII order. */
+function compareIdentifier(a: string, b: string): number {
+  const na = NUMERIC.test(a);
+  const nb = NUMERIC.test(b);
+  if (na && nb) return compareNumeric(a, b);
+  if (na !== nb) return na ? -1 : 1;
+  return a < b ? -1 : a > b ? 1 : 0;
+}

@@ -1,5 +1,6 @@
 import { RyeError } from '../errors/index.js';
 import type { ItemType } from './item-type.js';
+import { itemCategory, itemName } from './item-id.js';
 import { isSemver } from './semver.js';
 import type {
   DirectiveMetadata,
@@ -30,9 +31,8 @@ const TOOL_OBJECT_FIELDS = ['config_schema', 'env_config', 'config'] as const;
  */
 export function validateItem(input: ValidationInput): ValidationIssue[] {
   const { itemType, metadata, itemId } = input;
-  const slash = itemId.lastIndexOf('/');
-  const fileName = itemId.slice(slash + 1);
-  const folder = slash < 0 ? '' : itemId.slice(0, slash);
+  const fileName = itemName(itemId);
+  const folder = itemCategory(itemId);
   if (metadata.kind !== itemType) {
     const expected = JSON.stringify(itemType);
     return [issue('kind', 'must match the item type', expected, metadata.kind)];
@@ -45,6 +45,37 @@ export function validateItem(input: ValidationInput): ValidationIssue[] {
     case 'knowledge':
       return validateKnowledge(metadata, fileName, folder);
   }
+}
+
+/**
+ * The identity rules alone, as `validateItem` applies them: a declared
+ * `category` equals the folder part of the id ('' at the top level) and a
+ * declared `name` (directives, knowledge; the tool formats have none) equals
+ * its last segment. A tool's category and a directive's are required; a
+ * knowledge item's is checked when present. Unlike `validateItem`, a tool need
+ * not be an entry point: callers decide when identity matters (the executor
+ * checks every chain element, whose signature binds content, not location).
+ * Never throws; an empty array means the metadata names this id.
+ */
+export function identityIssues(metadata: ItemMetadata, itemId: string): ValidationIssue[] {
+  const fileName = itemName(itemId);
+  const folder = itemCategory(itemId);
+  const issues: ValidationIssue[] = [];
+  switch (metadata.kind) {
+    case 'tool':
+      checkCategory(issues, metadata.fields.category, folder);
+      break;
+    case 'directive':
+      checkName(issues, metadata.name, fileName);
+      checkCategory(issues, metadata.category, folder);
+      break;
+    case 'knowledge':
+      checkName(issues, metadata.fields['name'], fileName);
+      if (metadata.fields['category'] !== undefined)
+        checkCategory(issues, metadata.fields['category'], folder);
+      break;
+  }
+  return issues;
 }
 
 /**
@@ -71,7 +102,7 @@ function validateTool(meta: ToolMetadata, fileName: string, folder: string): Val
   if (!FILE_NAME.test(fileName)) {
     issues.push(issue('name', 'file name must be letters, digits, _ or -', 'a name', fileName));
   }
-  checkEqual(issues, 'category', fields.category, folder, 'must match the folder path');
+  checkCategory(issues, fields.category, folder);
   checkSemver(issues, fields.version);
   checkText(issues, 'tool_type', fields.tool_type);
   checkText(issues, 'description', fields.description);
@@ -99,10 +130,10 @@ function validateDirective(
   if (typeof meta.name === 'string' && !SNAKE_CASE.test(meta.name)) {
     issues.push(issue('name', 'must be snake_case', 'a name like build_crud_app', meta.name));
   }
-  checkEqual(issues, 'name', meta.name, fileName, 'must match the file name');
+  checkName(issues, meta.name, fileName);
   checkSemver(issues, meta.version);
   checkText(issues, 'description', meta.description);
-  checkEqual(issues, 'category', meta.category, folder, 'must match the folder path');
+  checkCategory(issues, meta.category, folder);
   checkText(issues, 'author', meta.author);
   return issues;
 }
@@ -114,15 +145,25 @@ function validateKnowledge(
 ): ValidationIssue[] {
   const { fields } = meta;
   const issues: ValidationIssue[] = [];
-  checkEqual(issues, 'name', fields['name'], fileName, 'must match the file name');
+  checkName(issues, fields['name'], fileName);
   checkText(issues, 'title', fields['title']);
   checkSemver(issues, fields['version']);
   checkText(issues, 'entry_type', fields['entry_type']);
   // Optional for knowledge, but when declared it must agree with the location.
   if (fields['category'] !== undefined) {
-    checkEqual(issues, 'category', fields['category'], folder, 'must match the folder path');
+    checkCategory(issues, fields['category'], folder);
   }
   return issues;
+}
+
+/** The one category rule: the signed category is where the item lives. */
+function checkCategory(issues: ValidationIssue[], actual: unknown, folder: string): void {
+  checkEqual(issues, 'category', actual, folder, 'must match the folder path');
+}
+
+/** The one name rule: a declared name is the file's name. */
+function checkName(issues: ValidationIssue[], actual: unknown, fileName: string): void {
+  checkEqual(issues, 'name', actual, fileName, 'must match the file name');
 }
 
 function checkEqual(

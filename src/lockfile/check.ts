@@ -27,10 +27,14 @@ export interface LockMismatch {
   readonly expected: string | null;
   readonly actual: string | null;
   /**
-   * The file now carries a valid trusted signature made after the lockfile was
-   * generated: it was re-signed on purpose (stale), not edited behind its back.
+   * The changed file carries a valid signature by a trusted key (LOCKFILE_STALE
+   * rather than LOCKFILE_MISMATCH). Not a claim that it was re-signed after the
+   * pin: a signature line's timestamp is not signed, so an update and a
+   * rollback to an older signed version look alike and are reported alike.
    */
   readonly stale: boolean;
+  /** The fingerprint of that signature, when known. */
+  readonly signedBy?: string;
   readonly detail: string;
 }
 
@@ -88,12 +92,14 @@ export async function checkChainPins(
     }
     const actual = text === null ? null : computeContentHash(text, 'tool', extension);
     if (actual !== element.integrity) {
+      const signer = text === null ? null : trustedSigner(text, extension, trust);
       out.push({
         ...base,
         kind: 'hash',
         path,
         actual,
-        stale: text !== null && resignedAfter(text, extension, lockfile.generatedAt, trust),
+        stale: signer !== null,
+        ...(signer === null ? {} : { signedBy: signer }),
         detail: `content changed in ${space} space`,
       });
     }
@@ -164,23 +170,26 @@ export function compareDeps(
 }
 
 /**
- * True when `text` carries a valid signature by a trusted key with a timestamp
- * at or after `generatedAt`: the change was signed after the pin was taken. An
- * older valid signature (a rollback to a previous version) is not stale.
+ * The fingerprint of the key whose valid signature `text` (a tool file with
+ * this extension) carries when that key is in `trust`, else null. Decides
+ * nothing from the signature line's timestamp: it is not covered by the
+ * signature, so anyone can rewrite it.
+ */
+export function trustedSigner(text: string, extension: string, trust: TrustSet): string | null {
+  const result = verifyText(text, { itemType: 'tool', extension, trust });
+  return result.ok ? result.fingerprint : null;
+}
+
+/**
+ * @deprecated Use {@link trustedSigner}. Kept for existing callers: it no
+ * longer reads any date (`_generatedAt` is ignored, since a signature's
+ * timestamp is not authenticated) and answers the trusted signer, or null.
  */
 export function resignedAfter(
   text: string,
   extension: string,
-  generatedAt: string,
+  _generatedAt: string,
   trust: TrustSet,
-): boolean {
-  const result = verifyText(text, { itemType: 'tool', extension, trust });
-  if (!result.ok || result.timestamp === null) return false;
-  const signedAt = Date.parse(result.timestamp);
-  const pinnedAt = Date.parse(generatedAt);
-  return (
-    Number.isFinite(signedAt) &&
-    Number.isFinite(pinnedAt) &&
-    signedAt >= Math.floor(pinnedAt / 1000) * 1000
-  );
+): string | null {
+  return trustedSigner(text, extension, trust);
 }

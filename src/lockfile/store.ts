@@ -176,19 +176,39 @@ export async function removeLockfiles(
 
 /** `<folder>/<name>@<any version>.lock.json` for the tool's last id segment. */
 async function allVersions(folder: string, toolId: string): Promise<string[]> {
+  return (await listVersions(folder, toolId)).map((v) => v.path);
+}
+
+/**
+ * The lockfiles of every version of `toolId` in `folder` (the tool's folder
+ * under one lockfiles folder), by file name alone: one directory listing,
+ * nothing opened. An absent folder lists nothing.
+ *
+ * @throws RyeError FILE_UNREADABLE when the folder cannot be listed.
+ */
+export async function listVersions(
+  folder: string,
+  toolId: string,
+): Promise<{ path: string; version: string }[]> {
   const prefix = `${basename(toolId)}@`;
   return (
     (await listDir(folder))
       .filter((e) => e.name.startsWith(prefix) && e.name.endsWith(LOCKFILE_SUFFIX))
+      .map((e) => ({
+        path: join(folder, e.name),
+        version: e.name.slice(prefix.length, -LOCKFILE_SUFFIX.length),
+      }))
       // A "version" holding '@' is another tool's file (`x@1@2` belongs to tool `x@1`).
-      .filter(
-        (e) => versionProblem(e.name.slice(prefix.length, -LOCKFILE_SUFFIX.length)) === undefined,
-      )
-      .map((e) => join(folder, e.name))
+      .filter((v) => versionProblem(v.version) === undefined)
   );
 }
 
-async function readLockfileAt(
+/**
+ * Read and parse one lockfile, refusing one whose root is not `toolId@version`.
+ *
+ * @throws RyeError LOCKFILE_INVALID, LOCKFILE_VERSION_UNSUPPORTED, FILE_UNREADABLE
+ */
+export async function readLockfileAt(
   path: string,
   toolId: string,
   version: string,

@@ -3,8 +3,16 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { ErrorCode } from '../../src/errors/index.js';
 import { execute, type ExecuteResult } from '../../src/executor/index.js';
-import { readSigner, signText } from '../../src/integrity/index.js';
-import { keyDir } from '../../src/items/index.js';
+import { createHash } from 'node:crypto';
+import { generateKeyFiles, readSigner, signText, type Signer } from '../../src/integrity/index.js';
+import { addTrustedKey, keyDir } from '../../src/items/index.js';
+import {
+  parseLockfile,
+  removeLockfiles,
+  serializeLockfile,
+  type Lockfile,
+  type VerifiedDeps,
+} from '../../src/lockfile/index.js';
 import { refusal } from '../helpers/refusal.js';
 import { makeExecProject, type ExecProject } from '../helpers/exec-project.js';
 import { THREADS_DIR, writeThreadsTool } from '../helpers/tool-trees.js';
@@ -150,23 +158,38 @@ describe('lockfiles in execute()', () => {
     expect(refused.message).toContain('shadowing');
   });
 
-  it('reports a re-signed tool as stale, not as a bare mismatch', async () => {
+  it('reports a changed tool that verifies with a trusted key as stale, without claiming when it was signed', async () => {
     const { p, id, marker } = await pinned();
     appendFileSync(join(p.project, THREADS_DIR, 'thread_directive.py'), '# new feature\n');
     await p.sign('tool', id);
+    const { fingerprint } = await readSigner(keyDir(p.spaces));
     const refused = await refusal(run(p, id, marker));
     expect(refused.code).toBe('LOCKFILE_STALE');
-    expect(refused.message).toContain('re-signed');
+    expect(refused.message).toContain(`changed since lockfile ${join(p.project, LOCK)}`);
+    expect(refused.message).toContain(`now signed by trusted key ${fingerprint}`);
+    expect(refused.message).toContain("the signature's date is not authenticated");
+    expect(refused.message).not.toContain('re-signed');
+    expect(existsSync(marker)).toBe(false);
   });
 
-  it('reports a re-signed dependency as stale', async () => {
+  it('reports a changed dependency that verifies with a trusted key as stale, naming the key', async () => {
     const { p, id, marker } = await pinned();
     appendFileSync(join(p.project, THREADS_DIR, 'runner.py'), '# new\n');
     await p.sign('tool', 'rye/agent/threads/runner');
-    expect((await refusal(run(p, id, marker))).code).toBe('LOCKFILE_STALE');
+    const refused = await refusal(run(p, id, marker));
+    expect(refused.code).toBe('LOCKFILE_STALE');
+    expect(refused.message).toContain('runner.py changed since lockfile');
+    expect(refused.message).toContain(
+      `now signed by trusted key ${(await readSigner(keyDir(p.spaces))).fingerprint}`,
+    );
+    expect(existsSync(marker)).toBe(false);
   });
 
-  it('reports a rollback to an older validly signed dependency as a mismatch, not stale', async () => {
+  // Behaviour change (issue 10, class 10): a signature line's timestamp is not
+  // signed, so a rollback to an older signed version can carry any date. It used
+  // to read as MISMATCH when dated before the pin and as STALE ("re-signed") when
+  // dated after; now both read the same, and neither claims a date.
+  it('reports a rollback to an older signed dependency the same, whatever date its signature line shows', async () => {
     const p = await makeExecProject();
     const id = writeThreadsTool(p);
     const signer = await readSigner(keyDir(p.spaces));
@@ -177,11 +200,27 @@ describe('lockfiles in execute()', () => {
       signer,
       now: new Date('2020-01-01T00:00:00Z'),
     }).text;
+    // The same signature with its (unsigned) date moved after the pin: still valid.
+    const forged = old.replace(
+      'rye:signed:2020-01-01T00:00:00Z:',
+      'rye:signed:2099-01-01T00:00:00Z:',
+    );
+    expect(forged).not.toBe(old);
     await p.sign('tool', 'rye/agent/threads/**');
     const marker = join(p.root, 'marker');
     expect((await run(p, id, marker)).status).toBe('success');
-    writeFileSync(runner, old);
-    expect((await refusal(run(p, id, marker))).code).toBe('LOCKFILE_MISMATCH');
+    rmSync(marker);
+    const refusals = [];
+    for (const text of [old, forged]) {
+      writeFileSync(runner, text);
+      refusals.push(await refusal(run(p, id, marker)));
+    }
+    const [before, after] = refusals;
+    expect(before?.code).toBe('LOCKFILE_STALE');
+    expect(after?.code).toBe('LOCKFILE_STALE');
+    expect(after?.message).toBe(before?.message);
+    expect(after?.message).not.toContain('re-signed');
+    expect(existsSync(marker)).toBe(false);
   });
 
   it('refuses a v2 lockfile rewritten as v1 to drop verified_deps', async () => {
@@ -251,6 +290,120 @@ describe('lockfiles in execute()', () => {
     expect(plan?.lockfile_fast_path).toBe(false);
     appendFileSync(join(p.project, THREADS_DIR, 'safety_harness.py'), '# edit\n');
     expect((await refusal(run(p, id, marker))).code).toBe('INTEGRITY_HASH_MISMATCH');
+  });
+});
+
+/** A second key pair, trusted in the project: a colleague's, not the user's own. */
+async function otherTrustedSigner(p: ExecProject): Promise<Signer> {
+  const keys = join(p.root, 'other-keys');
+  const { publicKeyPath } = await generateKeyFiles(keys);
+  await addTrustedKey(p.spaces, publicKeyPath, { owner: 'colleague', space: 'project' });
+  return readSigner(keys);
+}
+
+/** The lockfile at `path` re-serialized after `edit`, signed by `signer`. */
+function resignLockfile(path: string, signer: Signer, edit: (l: Lockfile) => Lockfile): string {
+  const lock = edit(parseLockfile(readFileSync(path, 'utf8'), path));
+  const text = serializeLockfile({ ...lock, signature: null });
+  return signText(text, { itemType: 'tool', extension: '.json', signer }).text;
+}
+
+describe('the verified-deps fast path', () => {
+  it('is unlocked only by the user’s own key: a lockfile signed by another trusted key pinning an unsigned dependency is refused', async () => {
+    const { p, id, marker } = await pinned();
+    const evil = join(p.root, 'evil-marker');
+    const harness = `open(${JSON.stringify(evil)}, "w").write("pwned")\n\ndef check():\n    return "harness-ok"\n`;
+    const harnessPath = p.write(`${THREADS_DIR}/safety_harness.py`, harness);
+    const sha = createHash('sha256').update(readFileSync(harnessPath)).digest('hex');
+    const pinHarness = (l: Lockfile): Lockfile => {
+      const deps = l.verifiedDeps as VerifiedDeps;
+      return {
+        ...l,
+        verifiedDeps: { ...deps, files: { ...deps.files, 'safety_harness.py': `sha256:${sha}` } },
+      };
+    };
+    const path = join(p.project, LOCK);
+    // Control: signed by the user's own key, the same lockfile would skip signature checks.
+    writeFileSync(path, resignLockfile(path, await readSigner(keyDir(p.spaces)), pinHarness));
+    expect((await run(p, id, marker, { dryRun: true })).plan?.lockfile_fast_path).toBe(true);
+
+    writeFileSync(path, resignLockfile(path, await otherTrustedSigner(p), pinHarness));
+    const refused = await refusal(run(p, id, marker));
+    expect(refused.code).toBe('INTEGRITY_UNSIGNED');
+    expect(refused.message).toContain('safety_harness.py');
+    expect(existsSync(evil)).toBe(false);
+    expect(existsSync(marker)).toBe(false);
+  });
+
+  it('still pins under another trusted key’s lockfile: a mismatch refuses', async () => {
+    const { p, id, marker } = await pinned();
+    const path = join(p.project, LOCK);
+    writeFileSync(
+      path,
+      resignLockfile(path, await otherTrustedSigner(p), (l) => l),
+    );
+    expect((await run(p, id, marker)).status).toBe('success');
+    rmSync(marker);
+    appendFileSync(join(p.project, THREADS_DIR, 'safety_harness.py'), '# edit\n');
+    expect((await refusal(run(p, id, marker))).code).toBe('INTEGRITY_HASH_MISMATCH');
+    expect(existsSync(marker)).toBe(false);
+  });
+});
+
+describe('rollback (a newer version pinned by the user’s own key)', () => {
+  const TOOL = `${THREADS_DIR}/thread_directive.py`;
+  const LOCK_2 = '.ai/lockfiles/rye/agent/threads/thread_directive@2.0.0.lock.json';
+
+  /** v1 pinned, then v2 signed and pinned; returns the v1 bytes (validly signed). */
+  async function upgraded(): Promise<{ p: ExecProject; id: string; marker: string; v1: Buffer }> {
+    const { p, id, marker } = await pinned();
+    const v1 = readFileSync(join(p.project, TOOL));
+    p.write(TOOL, v1.toString('utf8').replace('__version__ = "1.0.0"', '__version__ = "2.0.0"'));
+    await p.sign('tool', id);
+    const second = await run(p, id, marker);
+    expect(second.metadata).toMatchObject({
+      lockfile_created: true,
+      lockfile_path: join(p.project, LOCK_2),
+    });
+    rmSync(marker);
+    return { p, id, marker, v1 };
+  }
+
+  for (const frozen of [false, true]) {
+    it(`refuses an older signed release restored with its lockfile (${frozen ? 'frozen' : 'normal'} mode)`, async () => {
+      const { p, id, marker, v1 } = await upgraded();
+      writeFileSync(join(p.project, TOOL), v1);
+      const refused = await refusal(run(p, id, marker, { frozen }));
+      expect(refused.code).toBe('LOCKFILE_ROLLBACK');
+      expect(refused.message).toContain(join(p.project, LOCK_2));
+      expect(refused.message).toContain(`rye lock remove ${id} --version 2.0.0`);
+      expect(refused.details).toMatchObject({ version: '1.0.0', newerVersion: '2.0.0' });
+      expect(existsSync(marker)).toBe(false);
+    });
+  }
+
+  it('runs the older release once the newer lockfile is removed (a deliberate downgrade)', async () => {
+    const { p, id, marker, v1 } = await upgraded();
+    writeFileSync(join(p.project, TOOL), v1);
+    await removeLockfiles(p.spaces, id, '2.0.0');
+    expect((await run(p, id, marker, { frozen: true })).status).toBe('success');
+    expect(existsSync(marker)).toBe(true);
+  });
+
+  it('is not blocked by a newer lockfile the user’s key did not sign', async () => {
+    const { p, id, marker, v1 } = await upgraded();
+    writeFileSync(join(p.project, TOOL), v1);
+    const path = join(p.project, LOCK_2);
+    writeFileSync(
+      path,
+      resignLockfile(path, await otherTrustedSigner(p), (l) => l),
+    );
+    expect((await run(p, id, marker)).status).toBe('success');
+    rmSync(marker);
+    const unsigned = JSON.parse(readFileSync(path, 'utf8')) as Record<string, unknown>;
+    delete unsigned['_signature'];
+    writeFileSync(path, JSON.stringify(unsigned, null, 2));
+    expect((await run(p, id, marker)).status).toBe('success');
   });
 });
 

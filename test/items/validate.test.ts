@@ -7,7 +7,7 @@ import type {
   ToolMetadata,
   ValidationIssue,
 } from '../../src/items/metadata/types.js';
-import { assertValid, validateItem } from '../../src/items/validate.js';
+import { assertValid, identityIssues, validateItem } from '../../src/items/validate.js';
 
 const TOOL_FIELDS = {
   version: '1.0.0',
@@ -275,5 +275,34 @@ describe('assertValid()', () => {
     for (const field of ['category', 'version', 'tool_type', 'description', 'executor_id']) {
       expect(error.message).toContain(`${field}: ${field} `);
     }
+  });
+});
+
+describe('identityIssues()', () => {
+  it('checks only where the item says it lives, with the same messages as validation', () => {
+    const bad = { ...TOOL_FIELDS, category: 'apps/other', version: 'x', description: '' };
+    const issues = identityIssues(tool(bad), 'apps/task-manager/build');
+    expect(fieldsOf(issues)).toEqual(['category']);
+    expect(issues).toEqual(toolIssues(bad).filter((i) => i.field === 'category'));
+  });
+
+  it('checks a tool’s category whether or not it is an entry point', () => {
+    const helper = tool({ category: 'lib' }, false);
+    expect(validateItem({ itemType: 'tool', metadata: helper, itemId: 'other/helper' })).toEqual(
+      [],
+    );
+    expect(fieldsOf(identityIssues(helper, 'other/helper'))).toEqual(['category']);
+  });
+
+  it('checks a directive’s name and category, and a knowledge item’s category only when declared', () => {
+    const id = 'apps/task-manager/build_crud_app';
+    expect(identityIssues(directive(), id)).toEqual([]);
+    expect(fieldsOf(identityIssues(directive({ name: 'other' }), id))).toEqual(['name']);
+    expect(fieldsOf(identityIssues(directive({ category: undefined }), id))).toEqual(['category']);
+    const k = 'rye/limits-and-safety';
+    expect(identityIssues(knowledge(KNOWLEDGE_FIELDS), k)).toEqual([]);
+    expect(fieldsOf(identityIssues(knowledge({ ...KNOWLEDGE_FIELDS, category: 'x' }), k))).toEqual([
+      'category',
+    ]);
   });
 });
