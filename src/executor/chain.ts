@@ -37,7 +37,8 @@ export interface BuiltChain {
  *   INTEGRITY_* / FILE_* code of a chain element, EXECUTOR_NOT_A_TOOL,
  *   EXECUTOR_MISSING_LINK, EXECUTOR_CHAIN_CYCLE, EXECUTOR_CHAIN_TOO_LONG,
  *   EXECUTOR_ROOT_NOT_PRIMITIVE, EXECUTOR_SPACE_VIOLATION, EXECUTOR_CONFIG_INVALID,
- *   METADATA_PARSE_FAILED, PARSE_UNSAFE_CONTENT.
+ *   METADATA_PARSE_FAILED, PARSE_UNSAFE_CONTENT, EXECUTOR_IDENTITY_MISMATCH (signed
+ *   metadata naming another place than the id resolved).
  */
 export async function buildChain(
   spaces: Spaces,

@@ -1,9 +1,8 @@
 import { RyeError, isRyeError } from '../errors/index.js';
 import type { TrustSet } from '../integrity/index.js';
-import { extname, join } from 'node:path';
 import { checkDeps, type DepsSnapshot, type LockInUse } from './lock-flow.js';
-import { resignedAfter } from '../lockfile/index.js';
-import { readTextFileSync } from '../platform/index.js';
+import { trustedSigner } from '../lockfile/index.js';
+import { decodeText } from '../platform/index.js';
 import { verifyRuntimeLib } from './runtime-lib.js';
 import type { VerifyDepsConfig } from './types.js';
 import {
@@ -95,7 +94,7 @@ export async function checkDependencies(input: DependencyInput): Promise<Depende
     if (lock !== null && lock.trusted && pinned !== undefined) {
       const hashed = hashDependencies({ base, config, ...lists(input) });
       pins = pinsOf(base, config, hashed.files);
-      checkPinned(input, lock, pins, base);
+      checkPinned(input, lock, pins, hashed.files);
       scope = { base: hashed.base, files: hashed.files };
       leftOut = hashed.leftOut;
       fastPath = true;
@@ -112,7 +111,7 @@ export async function checkDependencies(input: DependencyInput): Promise<Depende
         throw withPinHint(error, input.toolId);
       });
       pins = pinsOf(base, config, report.files);
-      if (lock !== null) checkPinned(input, lock, pins, base);
+      if (lock !== null) checkPinned(input, lock, pins, report.files);
       scope = { base: report.base, files: report.files };
       leftOut = report.leftOut;
     }
@@ -137,16 +136,22 @@ function pinsOf(base: string, config: VerifyDepsConfig, files: readonly CheckedF
 }
 
 /** Compare with the pins; a changed or added file re-signed after the pin makes it stale. */
-function checkPinned(input: DependencyInput, lock: LockInUse, pins: DepsPins, base: string): void {
+function checkPinned(
+  input: DependencyInput,
+  lock: LockInUse,
+  pins: DepsPins,
+  files: readonly CheckedFile[],
+): void {
+  // A changed file's signer is read from the bytes already checked, never from a second read.
+  const byPath = new Map(files.map((f) => [f.relativePath, f]));
   checkDeps(input.toolId, lock, pins, input.spaceBase, (rel) => {
-    let text: string;
+    const file = byPath.get(rel);
+    if (file === undefined) return null;
     try {
-      // Capped and strict UTF-8, as the dependency was read when verified.
-      text = readTextFileSync(join(base, rel));
+      return trustedSigner(decodeText(file.raw, file.absolutePath), file.extension, input.trust);
     } catch {
-      return false; // gone, too large or binary: not a re-sign, so a plain mismatch
+      return null; // binary: it carries no signature, so a plain mismatch
     }
-    return resignedAfter(text, extname(rel), lock.found.lockfile.generatedAt, input.trust);
   });
 }
 

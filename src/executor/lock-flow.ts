@@ -173,7 +173,7 @@ export function checkDeps(
   lock: LockInUse,
   current: DepsSnapshot | null,
   base: string,
-  signedBy: (relativePath: string) => string | boolean | null = () => null,
+  signedBy: (relativePath: string) => string | null = () => null,
 ): void {
   const pinned = lock.found.lockfile.verifiedDeps;
   if (current === null && pinned === undefined) return;
@@ -215,8 +215,7 @@ export function checkDeps(
   const mismatches = compareDeps(pinned, current.files).map((m): LockMismatch => {
     if (m.kind !== 'dep-changed' && m.kind !== 'dep-added') return m;
     const by = signedBy(m.subject);
-    if (by === null || by === false) return m;
-    return typeof by === 'string' ? { ...m, stale: true, signedBy: by } : { ...m, stale: true };
+    return by === null ? m : { ...m, stale: true, signedBy: by };
   });
   if (mismatches.length > 0) throw lockError(toolId, lock.found, mismatches);
 }

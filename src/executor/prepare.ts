@@ -63,11 +63,17 @@ export async function prepareRun(
   },
 ): Promise<PreparedRun> {
   const { trust, cache } = options;
-  // The chain is verified before anything it declares is believed: the
-  // lockfile is found by the version the *verified* tool declares.
+  // A lockfile given (`rye lock verify`) is compared first: its pins name what
+  // changed. Otherwise the chain is verified before anything it declares is
+  // believed: the lockfile is found by the version the *verified* tool declares.
+  const given =
+    options.lock.mode === 'given'
+      ? await checkPins(spaces, toolId, options.lock.found, trust)
+      : null;
   const { chain } = await buildChain(spaces, toolId, trust);
   const tool = chain[0] as ChainElement;
-  const lock = await lockFor(spaces, toolId, tool.version ?? '0.0.0', trust, options.lock);
+  const lock =
+    given ?? (await lockFor(spaces, toolId, tool.version ?? '0.0.0', trust, options.lock));
   if (lock !== null) checkChainShape(toolId, lock, chain);
   const primitive = chain.at(-1) as ChainElement;
   if (primitive.itemId !== PRIMITIVES.subprocess && primitive.itemId !== PRIMITIVES.httpClient) {
@@ -132,8 +138,7 @@ async function lockFor(
   trust: TrustSet,
   mode: LockMode,
 ): Promise<LockInUse | null> {
-  if (mode.mode === 'ignore') return null;
-  if (mode.mode === 'given') return checkPins(spaces, toolId, mode.found, trust);
+  if (mode.mode !== 'find') return null;
   return checkLockfile(spaces, toolId, version, trust, mode.frozen);
 }
 

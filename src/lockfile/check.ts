@@ -179,17 +179,3 @@ export function trustedSigner(text: string, extension: string, trust: TrustSet):
   const result = verifyText(text, { itemType: 'tool', extension, trust });
   return result.ok ? result.fingerprint : null;
 }
-
-/**
- * @deprecated Use {@link trustedSigner}. Kept for existing callers: it no
- * longer reads any date (`_generatedAt` is ignored, since a signature's
- * timestamp is not authenticated) and answers the trusted signer, or null.
- */
-export function resignedAfter(
-  text: string,
-  extension: string,
-  _generatedAt: string,
-  trust: TrustSet,
-): string | null {
-  return trustedSigner(text, extension, trust);
-}

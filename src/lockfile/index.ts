@@ -13,7 +13,7 @@ export {
 export type { LockfileLocation } from './paths.js';
 export { findLockfile, listLockfiles, removeLockfiles, writeLockfile } from './store.js';
 export type { FoundLockfile, ListedLockfile, ListingError } from './store.js';
-export { checkChainPins, compareDeps, lockedSpace, resignedAfter, trustedSigner } from './check.js';
+export { checkChainPins, compareDeps, lockedSpace, trustedSigner } from './check.js';
 export type { LockMismatch } from './check.js';
 export { ownTrust, readOwnKey, signedByOwnKey } from './own-key.js';
 export { findNewerOwnLockfile } from './rollback.js';
