@@ -21,6 +21,8 @@ export interface CheckedFile {
   readonly raw: Uint8Array;
   /** Lower-case extension that chose the signature format. */
   readonly extension: string;
+  /** Third-party code pinned by hash (no signature). */
+  readonly thirdParty: boolean;
 }
 
 /** What a v2 lockfile pins of this run's dependencies. */

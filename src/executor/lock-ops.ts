@@ -23,7 +23,7 @@ export async function updateLockfile(
   trust: TrustSet,
   now: Date = new Date(),
   registry: Readonly<Record<string, unknown>> | null = null,
-): Promise<{ path: string; lockfile: Lockfile }> {
+): Promise<{ path: string; lockfile: Lockfile; thirdParty: number }> {
   const prepared = await prepareRun(spaces, toolId, {
     trust,
     cache: new VerifiedFileCache(),
@@ -43,7 +43,8 @@ export async function updateLockfile(
     registry === null
       ? { ...built, registry: await readReplacedRegistry(spaces, root, built) }
       : built;
-  return { path: await saveLockfile(spaces, root, lockfile), lockfile };
+  const thirdParty = prepared.deps.files.filter((f) => f.thirdParty).length;
+  return { path: await saveLockfile(spaces, root, lockfile), lockfile, thirdParty };
 }
 
 /** The state of one lockfile against the files today. */

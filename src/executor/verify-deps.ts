@@ -29,6 +29,8 @@ export interface VerifiedDependency {
   readonly raw: Uint8Array;
   /** The listed extension matched, lower-cased (it chose the signature format). */
   readonly extension: string;
+  /** Third-party code (under a `thirdPartyDirs` folder), pinned by hash. */
+  readonly thirdParty: boolean;
 }
 
 export interface DepsReport {
@@ -160,6 +162,7 @@ export interface HashedDependency {
   readonly rawSha256: string;
   readonly raw: Uint8Array;
   readonly extension: string;
+  readonly thirdParty: boolean;
 }
 
 /**
@@ -190,6 +193,7 @@ export function hashDependencies(input: {
       rawSha256: sha256Hex(raw),
       raw,
       extension: c.ext,
+      thirdParty: c.kind === 'third-party',
     };
   });
   return { base, files, leftOut };
@@ -293,6 +297,7 @@ function prepare(
     rawSha256,
     raw: bytes,
     extension: c.ext,
+    thirdParty: c.kind === 'third-party',
   });
   const signed = c.kind === 'signed';
   const cached = signed ? cache.lookup(key, trust) : undefined;

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { RYE_BIN, rye } from '../helpers/cli.js';
 import { makeExecProject, type ExecProject } from '../helpers/exec-project.js';
+import { writeTsTool } from '../helpers/tool-trees.js';
 
 const tool = (body: string, extra = ''): string => `import json, sys
 __version__ = "1.0.0"
@@ -152,5 +153,26 @@ describe('rye cache clear', () => {
     expect(readdirSync(snapshots)).toEqual([]);
     expect((await exec(p, '--json')).code).toBe(0);
     expect(readdirSync(snapshots).length).toBe(1);
+  });
+});
+
+describe('third-party code through the CLI', () => {
+  it('refuses unpinned node_modules (exit 3), and runs once rye lock update pinned it with a notice', async () => {
+    const p = await makeExecProject();
+    const id = writeTsTool(p);
+    await p.sign('tool', 'apps/ts-demo/**');
+    const marker = join(p.root, 'ts-marker');
+    const params = JSON.stringify({ marker, word: 'hi' });
+    const args = ['execute', 'tool', id, '--project', p.project, '--params', params, '--json'];
+    const refused = await rye(args, { env: p.env });
+    expect(refused.code).toBe(3);
+    expect(refused.json()).toMatchObject({ error: { code: 'EXECUTOR_THIRD_PARTY_UNPINNED' } });
+    expect(existsSync(marker)).toBe(false);
+    const pinned = await rye(['lock', 'update', id, '--project', p.project], { env: p.env });
+    expect(pinned.code, pinned.stderr).toBe(0);
+    expect(pinned.stdout).toContain('Pinned 2 third-party files (node_modules) by hash');
+    const ran = await rye(args, { env: p.env });
+    expect(ran.code, ran.stdout).toBe(0);
+    expect(readFileSync(marker, 'utf8')).toBe('ran');
   });
 });

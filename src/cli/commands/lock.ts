@@ -122,7 +122,7 @@ export function lockCommand(io: CliIo, run: Runner): Command {
         const ctx = contextOf(options, io);
         parseItemId(toolId);
         const { trust } = await loadSpaceTrust(ctx.spaces);
-        const { path, lockfile } = await (
+        const { path, lockfile, thirdParty } = await (
           await executor()
         ).updateLockfile(ctx.spaces, toolId, trust);
         const deps =
@@ -135,9 +135,15 @@ export function lockCommand(io: CliIo, run: Runner): Command {
             lockfile_version: lockfile.lockfileVersion,
             chain: lockfile.resolvedChain.length,
             dependencies: deps,
+            third_party: thirdParty,
           },
           [
             `Wrote ${path}: ${lockfile.resolvedChain.length} chain elements, ${deps} dependency files pinned`,
+            ...(thirdParty === 0
+              ? []
+              : [
+                  `Pinned ${thirdParty} third-party file${thirdParty === 1 ? '' : 's'} (node_modules) by hash: no signature covers them, and the tool now runs them; review them if you have not`,
+                ]),
           ],
         );
         return 0;
