@@ -64,6 +64,8 @@ export interface ExecuteResult {
     readonly lockfile_path?: string;
     /** Why a lockfile could not be written after a successful run. */
     readonly lockfile_error?: string;
+    /** What the project `.env` contributed (see ExecutionPlan.dotenv). */
+    readonly dotenv: string;
   };
 }
 
@@ -114,6 +116,7 @@ export async function execute(options: ExecuteOptions): Promise<ExecuteResult> {
     anchor,
     vars,
     baseEnv,
+    trust,
     params: options.params,
     filesVerified: [...chain.map((e) => e.path), ...deps.files.map((f) => f.absolutePath)],
     fastPath: deps.fastPath,
@@ -139,6 +142,7 @@ export async function execute(options: ExecuteOptions): Promise<ExecuteResult> {
     metadata: {
       duration_ms: Math.round((performance.now() - started) * 10) / 10,
       lockfile_used: lock !== null,
+      dotenv: plan.dotenv,
       ...lockMetadata,
     },
   });
