@@ -7,6 +7,7 @@ import { loadSpaceTrust, parseItemId, type Spaces } from '../items/index.js';
 import { packageRoot } from '../platform/index.js';
 import { buildLockfile, saveLockfile } from './lock-flow.js';
 import { prepareRun } from './prepare.js';
+import { loadDotenvTrust } from './project-dotenv.js';
 import { runHttpRequest } from './primitives/http-client.js';
 import { runSubprocess } from './primitives/subprocess.js';
 import { planRun, type ExecutionPlan, type PrimitiveRequest } from './run-plan.js';
@@ -116,7 +117,7 @@ export async function execute(options: ExecuteOptions): Promise<ExecuteResult> {
     anchor,
     vars,
     baseEnv,
-    trust,
+    dotenvTrust: options.trust ?? (await loadDotenvTrust(spaces)),
     params: options.params,
     filesVerified: [...chain.map((e) => e.path), ...deps.files.map((f) => f.absolutePath)],
     fastPath: deps.fastPath,

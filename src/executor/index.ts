@@ -10,6 +10,7 @@ export {
   DOTENV_FILE,
   checkDotenvText,
   describeDotenv,
+  loadDotenvTrust,
   readProjectDotenv,
 } from './project-dotenv.js';
 export type { ProjectDotenv } from './project-dotenv.js';

@@ -7,6 +7,7 @@ import { lstat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { RyeError } from '../errors/index.js';
 import {
+  loadTrustStore,
   locateCommentSignature,
   normalizeNewlines,
   signatureFormatFor,
@@ -15,6 +16,7 @@ import {
   verifyText,
   type TrustSet,
 } from '../integrity/index.js';
+import { trustStores, type Spaces } from '../items/index.js';
 import { readTextFile, unreadable } from '../platform/index.js';
 import { parseDotenvDetailed } from './dotenv.js';
 import { loaderEnvNamesIn } from './loader-env.js';
@@ -27,6 +29,17 @@ export const DOTENV_FILE = '.env';
  * `# rye:signed:…` line first; the hash covers the rest).
  */
 export const DOTENV_SIGNATURE = { itemType: 'tool', extension: '.sh' } as const;
+
+/**
+ * The keys that may sign the project `.env`: those of the user and system
+ * trust stores. A key in the project's own `.ai/trusted_keys` does not count:
+ * the project would vouch for its own file, and that file reaches tools of
+ * every space (a user-space tool's URL, say), not only the project's.
+ */
+export async function loadDotenvTrust(spaces: Spaces): Promise<TrustSet> {
+  const stores = trustStores(spaces).filter((store) => store.space !== 'project');
+  return (await loadTrustStore(stores)).trust;
+}
 
 /** What the project `.env` contributes, as {@link checkDotenvText} found it. */
 export type ProjectDotenv =

@@ -40,8 +40,8 @@ export interface PlanInput {
   readonly anchor: AnchorConfig | null;
   readonly vars: TemplateVars;
   readonly baseEnv: Readonly<Record<string, string | undefined>>;
-  /** Keys that may sign the project `.env`. */
-  readonly trust: TrustSet;
+  /** Keys that may sign the project `.env` (see `loadDotenvTrust`). */
+  readonly dotenvTrust: TrustSet;
   readonly params: unknown;
   readonly filesVerified: readonly string[];
   readonly fastPath: boolean;
@@ -63,7 +63,7 @@ export async function planRun(
   const primitive = chain.at(-1) as ChainElement;
   // The project .env counts only when signed by a trusted key; a signature
   // that fails refuses the run here, before anything spawns.
-  const dotenv = await readProjectDotenv(spaces.project, input.trust);
+  const dotenv = await readProjectDotenv(spaces.project, input.dotenvTrust);
   const resolved = await resolveEnvironment({
     chain,
     projectPath: spaces.project,

@@ -1,7 +1,7 @@
 import { Command } from 'commander';
 import { RyeError } from '../../errors/index.js';
 import { readSigner } from '../../integrity/index.js';
-import { ensureSelfTrusted, keyDir, loadSpaceTrust } from '../../items/index.js';
+import { ensureSelfTrusted, keyDir } from '../../items/index.js';
 import { contextOf, withCommonOptions, type CliIo, type CommonOptions } from '../context.js';
 import { emit } from '../report.js';
 import type { Runner } from '../runner.js';
@@ -50,12 +50,12 @@ export function dotenvCommand(io: CliIo, run: Runner): Command {
     );
 
   withCommonOptions(dotenv.command('verify'))
-    .description('check the signature of <project>/.env against the trusted keys')
+    .description('check the signature of <project>/.env against the user and system trusted keys')
     .action((options: CommonOptions) =>
       run(options, async () => {
         const ctx = contextOf(options, io);
-        const { readProjectDotenv } = await import('../../executor/index.js');
-        const { trust } = await loadSpaceTrust(ctx.spaces);
+        const { loadDotenvTrust, readProjectDotenv } = await import('../../executor/index.js');
+        const trust = await loadDotenvTrust(ctx.spaces);
         const found = await readProjectDotenv(ctx.spaces.project, trust);
         if (found.status === 'absent') {
           throw new RyeError('FILE_UNREADABLE', `Cannot verify ${found.path}: there is none`, {
