@@ -4,8 +4,9 @@
  */
 import { resolveInterpreter } from './interpreter.js';
 import type { ResolvedInterpreter } from './interpreter.js';
+import { RyeError } from '../errors/index.js';
 import { isLoaderEnvName } from './loader-env.js';
-import { expandEnvVars } from './template.js';
+import { envNamesIn, expandEnvVars } from './template.js';
 import type { ChainElement, TemplateVars } from './types.js';
 
 /** Everything {@link resolveEnvironment} needs; the caller reads the files. */
@@ -61,10 +62,13 @@ export function declaredDotenvNames(chain: readonly ChainElement[]): string[] {
  *    its runtime's (the Python implementation applied them the other way).
  *    Each value is `${VAR}`-expanded once against the env built so far
  *    (including earlier keys of the same map); `{name}` templates in env values
- *    are not rendered and an expanded value is never expanded again.
+ *    are not rendered and an expanded value is never expanded again. A map
+ *    that would build a loader name (`PYTHONPATH`, `NODE_OPTIONS`, …) from a
+ *    value taken from `.env`, directly or through another env entry, is
+ *    refused: the deny-list cannot be laundered through a signed env map.
  *
  * @throws RyeError EXECUTE_COMMAND_NOT_FOUND from `resolveInterpreter` when no
- *   interpreter can be found.
+ *   interpreter can be found; EXECUTOR_DOTENV_REFUSED for such a map.
  */
 export async function resolveEnvironment(input: EnvironmentInput): Promise<ResolvedEnvironment> {
   const env: Record<string, string> = Object.create(null) as Record<string, string>;
@@ -93,10 +97,25 @@ export async function resolveEnvironment(input: EnvironmentInput): Promise<Resol
   }
   if (interpreter !== null) env[interpreter.var] = interpreter.value;
 
+  // Names whose value came from .env, directly or through an env map: a
+  // loader name may not be built from one, whichever element declared it.
+  const fromDotenv = new Set(dotenvApplied);
   for (const element of [...input.chain].reverse()) {
     for (const [key, value] of Object.entries(element.envConfig?.env ?? {})) {
+      const tainted = envNamesIn(value).filter((name) => fromDotenv.has(name));
+      if (tainted.length > 0 && isLoaderEnvName(key)) throw laundered(element, key, tainted);
       env[key] = expandEnvVars(value, env);
+      if (tainted.length > 0) fromDotenv.add(key);
+      else fromDotenv.delete(key);
     }
   }
   return { env, interpreter, dotenvApplied };
+}
+
+function laundered(element: ChainElement, key: string, names: readonly string[]): RyeError {
+  return new RyeError(
+    'EXECUTOR_DOTENV_REFUSED',
+    `Cannot build the environment: env_config.env of ${element.itemId} sets ${key} from ${names.join(', ')}, taken from .env; names that steer an interpreter or loader are never taken from .env`,
+    { item_id: element.itemId, name: key, from: names },
+  );
 }

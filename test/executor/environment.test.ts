@@ -146,6 +146,26 @@ describe('resolveEnvironment()', () => {
     expect({ ...result.env }).toEqual({ OK: '1' });
   });
 
+  it('refuses an env map that builds a loader name from a .env value, even indirectly', async () => {
+    const tool = element('tool', cfg({ dotenv: ['EXTRA'] }));
+    const direct = element('runtime', cfg({ env: { PYTHONPATH: '${EXTRA:-/safe}' } }));
+    const indirect = element('runtime', cfg({ env: { A: 'x${EXTRA}', NODE_OPTIONS: '${A}' } }));
+    for (const runtime of [direct, indirect]) {
+      const error = await resolveEnvironment(
+        input([tool, runtime, primitive], { dotenv: { EXTRA: '/project/evil' } }),
+      ).catch((e: unknown) => e);
+      expect(error).toMatchObject({
+        code: 'EXECUTOR_DOTENV_REFUSED',
+        details: { item_id: 'runtime' },
+      });
+    }
+    // The same maps are fine when the value is the user's own.
+    const { env } = await resolveEnvironment(
+      input([tool, indirect, primitive], { baseEnv: { EXTRA: '/mine' }, dotenv: { EXTRA: '/x' } }),
+    );
+    expect(env['NODE_OPTIONS']).toBe('x/mine');
+  });
+
   it('chooses the interpreter from signed config and the real environment only', async () => {
     const runtime = element('runtime', cfg({ interpreter: venvPython() }));
     const tool = element('tool', cfg({ dotenv: ['RYE_PYTHON'] }));
