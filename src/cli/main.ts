@@ -2,6 +2,7 @@ import { Command, CommanderError } from 'commander';
 import { escapeControlLines } from '../platform/index.js';
 import { bundleCommand } from './commands/bundle.js';
 import { cacheCommand } from './commands/cache.js';
+import { dotenvCommand } from './commands/dotenv.js';
 import { executeCommand } from './commands/execute.js';
 import { keysCommand } from './commands/keys.js';
 import { lockCommand } from './commands/lock.js';
@@ -53,6 +54,7 @@ export async function main(argv: readonly string[], io: CliIo = processIo()): Pr
     keysCommand(io, run),
     trustCommand(io, run),
     signCommand(io, run),
+    dotenvCommand(io, run),
     verifyCommand(io, run),
     verifyFileCommand(io, run),
     executeCommand(io, run),

@@ -227,6 +227,10 @@ export const ERROR_CODES = {
     class: 'integrity',
     hint: 'A chain element depends on a higher-precedence space (e.g. a system runtime on a project file): a shadowing attempt.',
   },
+  EXECUTOR_DOTENV_REFUSED: {
+    class: 'integrity',
+    hint: 'A signed .env may not set names that steer an interpreter or loader (PATH, NODE_*, PYTHON*, LD_*, RYE_*, …); set them in your own environment, remove them and `rye dotenv sign`.',
+  },
   INTEGRITY_SYMLINK_ESCAPE: {
     class: 'integrity',
     hint: 'A symbolic link in a verified folder points outside it; remove the link.',

@@ -4,6 +4,7 @@
  * reported once.
  */
 import { RyeError } from '../errors/index.js';
+import { isLoaderEnvName } from './loader-env.js';
 import { isPlainObject } from './template.js';
 import type { EnvConfig, InterpreterConfig } from './types.js';
 
@@ -18,6 +19,7 @@ type InterpreterType = InterpreterConfig['type'];
 /** Names a variable may have: what POSIX shells accept. */
 export const ENV_NAME_RE = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
+const ENV_CONFIG_KEYS = ['interpreter', 'env', 'dotenv'];
 const COMMON_KEYS = ['type', 'var', 'fallback'];
 const SEARCH_KEYS = ['binary', 'candidates', 'search_paths', 'search_roots'];
 const KEYS_BY_TYPE: Readonly<Record<InterpreterType, readonly string[]>> = {
@@ -120,6 +122,35 @@ function parseInterpreter(raw: unknown, c: Collector): InterpreterConfig | null 
   };
 }
 
+/**
+ * `env_config.dotenv`: the names this element lets a signed project `.env`
+ * supply. A name that steers an interpreter or loader is refused here, so no
+ * signer can open that door (see loader-env.ts).
+ */
+function parseDotenvNames(raw: unknown, c: Collector): string[] {
+  const field = 'env_config.dotenv';
+  if (raw === undefined || raw === null) return [];
+  if (!Array.isArray(raw)) {
+    c.add(field, `must be a list of variable names, got ${describe(raw)}`);
+    return [];
+  }
+  const names = raw.flatMap((name: unknown, i) => {
+    if (typeof name !== 'string' || !ENV_NAME_RE.test(name)) {
+      c.add(`${field}[${i}]`, `must look like an environment variable name, got ${describe(name)}`);
+      return [];
+    }
+    if (isLoaderEnvName(name)) {
+      c.add(
+        `${field}[${i}]`,
+        `names ${name}, which steers an interpreter or loader and is never taken from .env`,
+      );
+      return [];
+    }
+    return [name];
+  });
+  return [...new Set(names)];
+}
+
 function parseEnvMap(raw: unknown, c: Collector): Record<string, string> {
   const env: Record<string, string> = Object.create(null) as Record<string, string>;
   if (raw === undefined || raw === null) return env;
@@ -146,8 +177,10 @@ function parseEnvMap(raw: unknown, c: Collector): Record<string, string> {
  * `binary`, `candidates`, `search_roots`), `system` (alias `system_binary`:
  * `binary`/`candidates` looked up on PATH, then `fallback`). `var` is required
  * and must look like an env var name. `env` values may be strings, numbers or
- * booleans (the latter two become strings). Unknown keys are refused so a typo
- * cannot silently disable a setting. Accepts null-prototype objects.
+ * booleans (the latter two become strings). `dotenv` lists the names a signed
+ * project `.env` may supply (duplicates dropped); names on the loader
+ * deny-list (`LOADER_ENV_NAMES`) are refused. Unknown keys are refused so a
+ * typo cannot silently disable a setting. Accepts null-prototype objects.
  *
  * @throws RyeError EXECUTOR_CONFIG_INVALID naming `source`, with
  *   `details.issues: EnvConfigIssue[]` listing every problem.
@@ -159,11 +192,12 @@ export function parseEnvConfig(raw: unknown, source: string): EnvConfig | null {
   if (!isPlainObject(raw)) c.add('env_config', `must be a mapping, got ${describe(raw)}`);
   else {
     for (const key of Object.keys(raw)) {
-      if (key !== 'interpreter' && key !== 'env') c.add(`env_config.${key}`, 'is not a known key');
+      if (!ENV_CONFIG_KEYS.includes(key)) c.add(`env_config.${key}`, 'is not a known key');
     }
     result = {
       interpreter: parseInterpreter(raw['interpreter'], c),
       env: parseEnvMap(raw['env'], c),
+      dotenv: parseDotenvNames(raw['dotenv'], c),
     };
   }
   if (c.issues.length > 0 || result === null) {

@@ -8,6 +8,7 @@ import { packageRoot } from '../platform/index.js';
 import { buildLockfile, saveLockfile } from './lock-flow.js';
 import { prepareRun } from './prepare.js';
 import { PRIMITIVES } from './primitive-config.js';
+import { loadDotenvTrust } from './project-dotenv.js';
 import { cacheDirOf, materializeSnapshot } from './snapshot.js';
 import { planSnapshot } from './snapshot-plan.js';
 import { runHttpRequest } from './primitives/http-client.js';
@@ -67,6 +68,8 @@ export interface ExecuteResult {
     readonly lockfile_path?: string;
     /** Why a lockfile could not be written after a successful run. */
     readonly lockfile_error?: string;
+    /** What the project `.env` contributed (see ExecutionPlan.dotenv). */
+    readonly dotenv: string;
   };
 }
 
@@ -134,6 +137,7 @@ export async function execute(options: ExecuteOptions): Promise<ExecuteResult> {
     vars: runVars,
     baseEnv:
       snapshot === null ? baseEnv : { ...baseEnv, RYE_RUNTIME_LIB: snapshot.vars.runtime_lib },
+    dotenvTrust: options.trust ?? (await loadDotenvTrust(spaces)),
     params: options.params,
     filesVerified: [...chain.map((e) => e.path), ...deps.files.map((f) => f.absolutePath)],
     fastPath: deps.fastPath,
@@ -161,6 +165,7 @@ export async function execute(options: ExecuteOptions): Promise<ExecuteResult> {
     metadata: {
       duration_ms: Math.round((performance.now() - started) * 10) / 10,
       lockfile_used: lock !== null,
+      dotenv: plan.dotenv,
       ...lockMetadata,
     },
   });

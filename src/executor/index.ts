@@ -4,6 +4,17 @@ export { MAX_CHAIN_LENGTH } from '../lockfile/index.js';
 export type { BuiltChain } from './chain.js';
 export { execute } from './execute.js';
 export { cacheDirOf, clearSnapshots } from './snapshot.js';
+export { signDotenvText, signProjectDotenv } from './dotenv-sign.js';
+export type { SignedDotenv } from './dotenv-sign.js';
+export { LOADER_ENV_NAMES, isLoaderEnvName } from './loader-env.js';
+export {
+  DOTENV_FILE,
+  checkDotenvText,
+  describeDotenv,
+  loadDotenvTrust,
+  readProjectDotenv,
+} from './project-dotenv.js';
+export type { ProjectDotenv } from './project-dotenv.js';
 export { updateLockfile, verifyLockfiles } from './lock-ops.js';
 export type { LockStatus } from './lock-ops.js';
 export { rootVersion } from './prepare.js';

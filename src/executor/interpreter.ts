@@ -1,11 +1,17 @@
 /**
  * Find the interpreter a runtime asks for (`env_config.interpreter`). The only
- * I/O is probing candidate files; nothing is executed.
+ * I/O is probing candidate files; nothing is executed. Whatever is chosen is
+ * an absolute path: the spawn never looks a bare name up on PATH itself.
  */
-import { constants } from 'node:fs';
-import { access, stat } from 'node:fs/promises';
-import { delimiter, isAbsolute, resolve } from 'node:path';
+import { isAbsolute, resolve } from 'node:path';
 import { RyeError } from '../errors/index.js';
+import {
+  absolutePathDirs,
+  executableNames,
+  findOnPath,
+  isBareCommand,
+  isExecutableFile,
+} from './path-lookup.js';
 import { renderString } from './template.js';
 import type { EnvLookup } from './template.js';
 import type { InterpreterConfig, TemplateVars } from './types.js';
@@ -13,6 +19,10 @@ import type { InterpreterConfig, TemplateVars } from './types.js';
 /** What {@link resolveInterpreter} looks at besides the config. */
 export interface InterpreterContext {
   readonly projectPath: string;
+  /**
+   * The user's own process environment (never the project `.env`): it may
+   * name the interpreter in `var`, and its absolute PATH folders are searched.
+   */
   readonly env: EnvLookup;
   readonly vars: Partial<TemplateVars>;
 }
@@ -20,25 +30,14 @@ export interface InterpreterContext {
 /** The chosen interpreter: `value` goes into `env[config.var]`. */
 export interface ResolvedInterpreter {
   readonly value: string;
-  /** env: the user set `var`; found: a probed file; fallback: `fallback` as written. */
+  /** env: the user set `var`; found: a probed file; fallback: the config's `fallback`. */
   readonly source: 'env' | 'found' | 'fallback';
-  /** The probed file when `source` is `found`, else null. */
+  /** The file rye found (a probe, or a bare name looked up on PATH), else null. */
   readonly path: string | null;
 }
 
 const UNRESOLVED_RE = /\{[A-Za-z_][A-Za-z0-9_]*\}/;
 const isWindows = process.platform === 'win32';
-
-async function isExecutableFile(path: string): Promise<boolean> {
-  try {
-    if (!(await stat(path)).isFile()) return false;
-    // Windows has no execute bit; X_OK there only tests existence.
-    await access(path, isWindows ? constants.F_OK : constants.X_OK);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 function unique(values: readonly string[]): string[] {
   return [...new Set(values)];
@@ -47,17 +46,14 @@ function unique(values: readonly string[]): string[] {
 function binaryNames(config: InterpreterConfig): string[] {
   const names = [config.binary, ...config.candidates].filter((n): n is string => n !== null);
   // A node_modules interpreter may name only its fallback (`node`): look for that.
-  if (names.length === 0 && config.fallback !== null && !/[\\/]/.test(config.fallback)) {
+  if (names.length === 0 && config.fallback !== null && isBareCommand(config.fallback)) {
     names.push(config.fallback);
   }
-  return unique(isWindows ? names.flatMap((n) => [n, `${n}.exe`, `${n}.cmd`]) : names);
+  return unique(names.flatMap(executableNames));
 }
 
 function searchRoots(config: InterpreterConfig, ctx: InterpreterContext): string[] {
-  if (config.type === 'system') {
-    const pathVar = ctx.env['PATH'] ?? '';
-    return unique(pathVar.split(delimiter).filter((dir) => dir !== '' && isAbsolute(dir)));
-  }
+  if (config.type === 'system') return absolutePathDirs(ctx.env['PATH']);
   const rendered = config.searchRoots
     .map((root) => renderString(root, ctx.env, ctx.vars))
     // A root whose variable is not available (e.g. {anchor_path} when no anchor applies) is skipped.
@@ -87,34 +83,72 @@ export function planInterpreterProbes(
 
 /**
  * Choose the interpreter, first match wins:
- * 1. `env[config.var]`, when set and non-empty (the user's override);
+ * 1. `env[config.var]`, when set and non-empty: the user's own choice, from
+ *    their process environment (the caller never passes the project `.env`);
  * 2. the first existing executable regular file among the probes:
  *    - venv_python: `<project>/<venv_path>/bin/python` (on win32
- *      `Scripts/python.exe` first);
+ *      `Scripts/python.exe` first) — a folder the project controls, so only a
+ *      runtime whose signer accepts an unauthenticated venv uses this type;
  *    - local_binary / node_modules: each search root (templates rendered with
  *      `vars` and `${ENV}`; relative to the project; roots with an unknown
  *      `{var}` skipped), then the project itself × each search path ×
  *      `binary`, then each candidate (on win32 also `.exe`, `.cmd`);
  *    - system: each absolute `PATH` folder × `binary`, candidates;
- * 3. `fallback`, returned as written (the spawn looks it up on PATH).
+ * 3. `fallback`.
+ * A bare name from 1 or 3 (`python3`) is looked up in the absolute PATH
+ * folders only (an empty or relative entry would let the working directory
+ * supply it); another relative path is made absolute (1: against this
+ * process's working directory, 3: against the project). So the value is
+ * always absolute and the spawn does no PATH lookup of its own.
  *
  * @throws RyeError EXECUTE_COMMAND_NOT_FOUND when nothing matches and there is
- *   no fallback; `details.probed` lists the files tried.
+ *   no fallback, or a bare name is on no absolute PATH folder; `details.probed`
+ *   lists the files tried.
  */
 export async function resolveInterpreter(
   config: InterpreterConfig,
   ctx: InterpreterContext,
 ): Promise<ResolvedInterpreter> {
   const preset = Object.hasOwn(ctx.env, config.var) ? ctx.env[config.var] : undefined;
-  if (preset !== undefined && preset !== '') return { value: preset, source: 'env', path: null };
+  if (preset !== undefined && preset !== '') {
+    return absolute(preset, 'env', resolve(preset), config, ctx, []);
+  }
   const probes = planInterpreterProbes(config, ctx);
   for (const probe of probes) {
     if (await isExecutableFile(probe)) return { value: probe, source: 'found', path: probe };
   }
-  if (config.fallback !== null) return { value: config.fallback, source: 'fallback', path: null };
-  throw new RyeError(
+  if (config.fallback !== null) {
+    const fallback = config.fallback;
+    return absolute(fallback, 'fallback', resolve(ctx.projectPath, fallback), config, ctx, probes);
+  }
+  throw notFound(
+    config,
+    `none of ${probes.length} candidates exists and there is no fallback`,
+    probes,
+  );
+}
+
+/** `value` as an absolute path: kept, looked up on PATH (bare), or `relative` resolved. */
+async function absolute(
+  value: string,
+  source: 'env' | 'fallback',
+  relative: string,
+  config: InterpreterConfig,
+  ctx: InterpreterContext,
+  probed: string[],
+): Promise<ResolvedInterpreter> {
+  if (isAbsolute(value)) return { value, source, path: null };
+  if (!isBareCommand(value)) return { value: relative, source, path: null };
+  const found = await findOnPath(value, ctx.env['PATH'], probed);
+  if (found !== null) return { value: found, source, path: found };
+  const from = source === 'env' ? `${config.var} names` : 'its fallback is';
+  throw notFound(config, `${from} ${value}, which is on no absolute PATH folder`, probed);
+}
+
+function notFound(config: InterpreterConfig, why: string, probed: string[]): RyeError {
+  return new RyeError(
     'EXECUTE_COMMAND_NOT_FOUND',
-    `Cannot find the ${config.type} interpreter for ${config.var}: none of ${probes.length} candidates exists and there is no fallback`,
-    { var: config.var, type: config.type, probed: probes },
+    `Cannot find the ${config.type} interpreter for ${config.var}: ${why}`,
+    { var: config.var, type: config.type, probed: unique(probed) },
   );
 }

@@ -1,10 +1,10 @@
-import { join } from 'node:path';
+import type { TrustSet } from '../integrity/index.js';
 import type { Spaces } from '../items/index.js';
-import { readTextFile } from '../platform/index.js';
 import { anchorCwd, applyAnchorEnv } from './anchor.js';
 import { resolveEnvironment } from './environment.js';
 import { validateParams } from './params.js';
 import { PRIMITIVES, mergeChainConfig, planHttp, planSubprocess } from './primitive-config.js';
+import { describeDotenv, readProjectDotenv } from './project-dotenv.js';
 import type {
   AnchorConfig,
   ChainElement,
@@ -21,6 +21,8 @@ export interface ExecutionPlan {
   readonly cwd: string | null;
   /** Variables rye set or changed (values withheld: they may be secrets). */
   readonly env_keys: readonly string[];
+  /** What the project `.env` contributed: `absent`, `ignored: unsigned` or `applied: A, B` (names only). */
+  readonly dotenv: string;
   readonly timeout_ms: number;
   readonly anchor: { readonly applied: boolean; readonly path: string | null };
   readonly files_verified: readonly string[];
@@ -42,6 +44,8 @@ export interface PlanInput {
   readonly anchor: AnchorConfig | null;
   readonly vars: TemplateVars;
   readonly baseEnv: Readonly<Record<string, string | undefined>>;
+  /** Keys that may sign the project `.env` (see `loadDotenvTrust`). */
+  readonly dotenvTrust: TrustSet;
   readonly params: unknown;
   readonly filesVerified: readonly string[];
   readonly fastPath: boolean;
@@ -53,7 +57,9 @@ export interface PlanInput {
  * Steps 7–10: resolve the environment (then the anchor's path variables and
  * cwd), validate the params, and render the primitive's request.
  *
- * @throws RyeError PARAMS_INVALID, EXECUTOR_CONFIG_INVALID, EXECUTE_COMMAND_NOT_FOUND
+ * @throws RyeError PARAMS_INVALID, EXECUTOR_CONFIG_INVALID, EXECUTE_COMMAND_NOT_FOUND;
+ *   for a project `.env` that is there but fails: its integrity code,
+ *   EXECUTOR_DOTENV_REFUSED, FILE_UNREADABLE, FILE_TOO_LARGE, FILE_BINARY.
  */
 export async function planRun(
   input: PlanInput,
@@ -61,13 +67,14 @@ export async function planRun(
   const { spaces, chain, anchor, baseEnv } = input;
   const tool = chain[0] as ChainElement;
   const primitive = chain.at(-1) as ChainElement;
-  // Capped strict UTF-8; a missing or unreadable .env is simply not applied.
-  const dotenvText = await readTextFile(join(spaces.project, '.env')).catch(() => null);
+  // The project .env counts only when signed by a trusted key; a signature
+  // that fails refuses the run here, before anything spawns.
+  const dotenv = await readProjectDotenv(spaces.project, input.dotenvTrust);
   const resolved = await resolveEnvironment({
     chain,
     projectPath: spaces.project,
     baseEnv,
-    dotenvText,
+    dotenv: dotenv.status === 'signed' ? dotenv.entries : null,
     vars: input.vars,
   });
   const env = anchor === null ? resolved.env : applyAnchorEnv(anchor, resolved.env, input.vars);
@@ -80,6 +87,7 @@ export async function planRun(
     env_keys: Object.keys(env)
       .filter((k) => env[k] !== baseEnv[k])
       .sort(),
+    dotenv: describeDotenv(dotenv, resolved.dotenvApplied),
     anchor: { applied: anchor !== null, path: anchor === null ? null : vars.anchor_path },
     files_verified: input.filesVerified,
     lockfile_fast_path: input.fastPath,

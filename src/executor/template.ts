@@ -47,6 +47,11 @@ export function expandEnvVars(text: string, env: EnvLookup): string {
   );
 }
 
+/** The names `${VAR}` / `${VAR:-default}` references in `text`, in order, once each. Pure. */
+export function envNamesIn(text: string): string[] {
+  return [...new Set(Array.from(text.matchAll(ENV_RE), (match) => match[1] as string))];
+}
+
 /**
  * Replace `{name}` for names present in `vars` (identifier characters only).
  * Anything else (`{}`, `{ x }`, `{unknown}`, JSON braces in embedded code) is

@@ -52,7 +52,7 @@ export interface InterpreterConfig {
   readonly searchRoots: readonly string[];
   /** For venv_python: the venv folder relative to the project (default `.venv`). */
   readonly venvPath: string;
-  /** Used as-is (looked up on PATH at spawn) when nothing is found. */
+  /** Used when nothing is found: a bare name is looked up in the absolute PATH folders. */
   readonly fallback: string | null;
 }
 
@@ -61,6 +61,8 @@ export interface EnvConfig {
   readonly interpreter: InterpreterConfig | null;
   /** Values may hold `${VAR}` and `${VAR:-default}`. */
   readonly env: Readonly<Record<string, string>>;
+  /** Names a signed project `.env` may supply (never a loader name: see loader-env.ts). */
+  readonly dotenv: readonly string[];
 }
 
 /** One element of an executor chain (tool → runtime(s) → primitive). */

@@ -45,6 +45,7 @@ describe('parseEnvConfig()', () => {
         fallback: 'python3',
       },
       env: { PYTHONUNBUFFERED: '1', PROJECT_VENV_PYTHON: '${RYE_PYTHON}' },
+      dotenv: [],
     });
   });
 
@@ -66,6 +67,7 @@ describe('parseEnvConfig()', () => {
     expect(parseEnvConfig(raw, 'x')).toEqual({
       interpreter: null,
       env: { NODE_ENV: 'development' },
+      dotenv: [],
     });
   });
 
@@ -120,6 +122,47 @@ describe('parseEnvConfig()', () => {
     expect(issuesOf({ interpreter: 'python3', env: ['A=1'] }).map((i) => i.field)).toEqual([
       'env_config.interpreter',
       'env_config.env',
+    ]);
+  });
+
+  it('parses the dotenv names a signed .env may supply, without duplicates', () => {
+    expect(parseEnvConfig({ dotenv: ['API_KEY', 'BASE_URL', 'API_KEY'] }, 'x')?.dotenv).toEqual([
+      'API_KEY',
+      'BASE_URL',
+    ]);
+  });
+
+  it('refuses a dotenv declaration of a loader name, whatever its case', () => {
+    const issues = issuesOf({
+      dotenv: [
+        'API_KEY',
+        'NODE_OPTIONS',
+        'PYTHONPATH',
+        'ld_preload',
+        'PATH',
+        'RYE_PYTHON',
+        'BASH_ENV',
+      ],
+    });
+    expect(issues.map((issue) => issue.field)).toEqual([
+      'env_config.dotenv[1]',
+      'env_config.dotenv[2]',
+      'env_config.dotenv[3]',
+      'env_config.dotenv[4]',
+      'env_config.dotenv[5]',
+      'env_config.dotenv[6]',
+    ]);
+    expect(issues[0]?.message).toBe(
+      'names NODE_OPTIONS, which steers an interpreter or loader and is never taken from .env',
+    );
+  });
+
+  it('refuses a dotenv value that is not a list of variable names', () => {
+    expect(issuesOf({ dotenv: 'API_KEY' })[0]?.field).toBe('env_config.dotenv');
+    expect(issuesOf({ dotenv: ['A-B', 3, ''] }).map((issue) => issue.field)).toEqual([
+      'env_config.dotenv[0]',
+      'env_config.dotenv[1]',
+      'env_config.dotenv[2]',
     ]);
   });
 });

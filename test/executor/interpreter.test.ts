@@ -1,6 +1,6 @@
 import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { delimiter, dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { RyeError } from '../../src/errors/index.js';
 import { planInterpreterProbes, resolveInterpreter } from '../../src/executor/interpreter.js';
@@ -53,11 +53,39 @@ describe('resolveInterpreter()', () => {
     expect(result).toEqual({ value: '/opt/my/python', source: 'env', path: null });
   });
 
-  it('ignores an empty user variable', async () => {
-    const project = tempDir();
-    const ctx = { projectPath: project, env: { RYE_PYTHON: '' }, vars: {} };
+  posixOnly('ignores an empty user variable', async () => {
+    const bin = tempDir();
+    const python3 = fakeBinary(join(bin, 'python3'));
+    const ctx = { projectPath: tempDir(), env: { RYE_PYTHON: '', PATH: bin }, vars: {} };
     const result = await resolveInterpreter(interpreter({ type: 'venv_python' }), ctx);
-    expect(result.source).toBe('fallback');
+    expect(result).toEqual({ value: python3, source: 'fallback', path: python3 });
+  });
+
+  posixOnly('looks a bare name the user set up in the absolute PATH folders', async () => {
+    const bin = tempDir();
+    const python = fakeBinary(join(bin, 'python3.11'));
+    const ctx = { projectPath: tempDir(), env: { RYE_PYTHON: 'python3.11', PATH: bin }, vars: {} };
+    const result = await resolveInterpreter(interpreter({ type: 'system' }), ctx);
+    expect(result).toEqual({ value: python, source: 'env', path: python });
+  });
+
+  it('makes a relative path the user set absolute against the working directory', async () => {
+    const ctx = { projectPath: tempDir(), env: { RYE_PYTHON: 'venv/bin/python' }, vars: {} };
+    const result = await resolveInterpreter(interpreter({ type: 'system' }), ctx);
+    expect(result).toEqual({
+      value: join(process.cwd(), 'venv/bin/python'),
+      source: 'env',
+      path: null,
+    });
+  });
+
+  it('fails when a bare name the user set is on no absolute PATH folder', async () => {
+    const ctx = { projectPath: tempDir(), env: { RYE_PYTHON: 'nope-python', PATH: '' }, vars: {} };
+    const error = await resolveInterpreter(interpreter({ type: 'system' }), ctx).catch(
+      (e: unknown) => e,
+    );
+    expect((error as RyeError).code).toBe('EXECUTE_COMMAND_NOT_FOUND');
+    expect((error as RyeError).message).toContain('RYE_PYTHON names nope-python');
   });
 
   posixOnly('finds the project venv python', async () => {
@@ -78,6 +106,8 @@ describe('resolveInterpreter()', () => {
 
   posixOnly('skips files that are not executable, and folders', async () => {
     const project = tempDir();
+    const bin = tempDir();
+    const python3 = fakeBinary(join(bin, 'python3'));
     fakeBinary(join(project, '.venv/bin/python'), false);
     mkdirSync(join(project, '.venv/bin/python3'));
     const config = interpreter({
@@ -85,8 +115,9 @@ describe('resolveInterpreter()', () => {
       candidates: ['python3'],
       searchPaths: ['.venv/bin'],
     });
-    const result = await resolveInterpreter(config, { projectPath: project, env: {}, vars: {} });
-    expect(result).toEqual({ value: 'python3', source: 'fallback', path: null });
+    const ctx = { projectPath: project, env: { PATH: bin }, vars: {} };
+    const result = await resolveInterpreter(config, ctx);
+    expect(result).toEqual({ value: python3, source: 'fallback', path: python3 });
   });
 
   posixOnly('tries the binary before its candidates, search path by search path', async () => {
@@ -164,14 +195,42 @@ describe('resolveInterpreter()', () => {
     });
   });
 
-  it('returns the fallback as written when nothing is found', async () => {
-    const config = interpreter({ type: 'system', binary: null, fallback: 'python3' });
+  it('keeps an absolute fallback as written when nothing is found', async () => {
+    const config = interpreter({ type: 'system', binary: 'nope', fallback: '/opt/bin/python3' });
     const ctx = { projectPath: tempDir(), env: {}, vars: {} };
     expect(await resolveInterpreter(config, ctx)).toEqual({
-      value: 'python3',
+      value: '/opt/bin/python3',
       source: 'fallback',
       path: null,
     });
+  });
+
+  posixOnly('never takes a bare fallback from an empty or relative PATH entry', async () => {
+    // The spawn would run in the project: `.`, `bin` or '' would let it supply python3.
+    const project = tempDir();
+    fakeBinary(join(project, 'python3'));
+    fakeBinary(join(project, 'bin/python3'));
+    const bin = tempDir();
+    const python3 = fakeBinary(join(bin, 'python3'));
+    const config = interpreter({ type: 'system', fallback: 'python3' });
+    const env = { PATH: ['', '.', 'bin', bin].join(delimiter) };
+    const ctx = { projectPath: project, env, vars: {} };
+    expect(await resolveInterpreter(config, ctx)).toMatchObject({ value: python3, path: python3 });
+    const venvCtx = { projectPath: project, env, vars: {} };
+    const venv = interpreter({ type: 'venv_python', fallback: 'python3' });
+    expect(await resolveInterpreter(venv, venvCtx)).toMatchObject({
+      value: python3,
+      source: 'fallback',
+    });
+  });
+
+  it('fails with EXECUTE_COMMAND_NOT_FOUND when a bare fallback is on no absolute PATH folder', async () => {
+    const config = interpreter({ type: 'venv_python', fallback: 'python3' });
+    const ctx = { projectPath: tempDir(), env: { PATH: 'relative' }, vars: {} };
+    const error = await resolveInterpreter(config, ctx).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(RyeError);
+    expect((error as RyeError).code).toBe('EXECUTE_COMMAND_NOT_FOUND');
+    expect((error as RyeError).message).toContain('its fallback is python3');
   });
 
   it('fails with EXECUTE_COMMAND_NOT_FOUND when nothing is found and there is no fallback', async () => {

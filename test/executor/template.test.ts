@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { RyeError } from '../../src/errors/index.js';
 import {
+  envNamesIn,
   expandEnvVars,
   renderString,
   renderTemplate,
@@ -9,6 +10,12 @@ import {
 } from '../../src/executor/template.js';
 
 const VARS = { tool_path: '/p/tool.py', params_json: '{"a":1}', project_path: '/p' };
+
+describe('envNamesIn()', () => {
+  it('lists the ${VAR} and ${VAR:-default} names once each, in order', () => {
+    expect(envNamesIn('${B}/${A:-x}:${B}:$C:${lower}:{tool_path}')).toEqual(['B', 'A']);
+  });
+});
 
 describe('expandEnvVars()', () => {
   it('replaces ${VAR} with its value and an unset variable with nothing', () => {

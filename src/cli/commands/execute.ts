@@ -117,6 +117,7 @@ function humanLines(result: ExecuteResult): string[] {
       p.argv !== null ? `  argv: ${JSON.stringify(p.argv)}` : `  url: ${p.url ?? ''}`,
       `  cwd: ${p.cwd ?? '-'}`,
       `  env set by rye: ${p.env_keys.join(', ') || '-'}`,
+      `  .env: ${p.dotenv}`,
       `  anchor: ${p.anchor.applied ? p.anchor.path : 'not applied'}`,
       `  files verified (${p.files_verified.length}):`,
       ...p.files_verified.map((f) => `    ${f}`),
