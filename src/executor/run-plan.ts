@@ -1,8 +1,10 @@
+import { RyeError } from '../errors/index.js';
 import type { TrustSet } from '../integrity/index.js';
 import type { Spaces } from '../items/index.js';
 import { anchorCwd, applyAnchorEnv } from './anchor.js';
 import { resolveEnvironment } from './environment.js';
 import { validateParams } from './params.js';
+import { findOnPath, isBareCommand } from './path-lookup.js';
 import { PRIMITIVES, mergeChainConfig, planHttp, planSubprocess } from './primitive-config.js';
 import { describeDotenv, readProjectDotenv } from './project-dotenv.js';
 import type {
@@ -101,13 +103,15 @@ export async function planRun(
       run: { kind: 'http', request },
     };
   }
-  const request = planSubprocess(config, {
-    toolExtension: tool.extension,
-    env,
-    vars,
-    cwd,
-    source: tool.itemId,
-  });
+  const request = await absoluteCommand(
+    planSubprocess(config, {
+      toolExtension: tool.extension,
+      env,
+      vars,
+      cwd,
+      source: tool.itemId,
+    }),
+  );
   return {
     plan: {
       ...common,
@@ -118,4 +122,24 @@ export async function planRun(
     },
     run: { kind: 'subprocess', request },
   };
+}
+
+/**
+ * A bare command (`git`) becomes the absolute path found in an absolute PATH
+ * folder of the run's environment: the spawn never does a lookup of its own,
+ * where an empty or relative PATH entry would let the working directory (the
+ * project) supply the program.
+ *
+ * @throws RyeError EXECUTE_COMMAND_NOT_FOUND
+ */
+async function absoluteCommand(request: SubprocessRequest): Promise<SubprocessRequest> {
+  if (!isBareCommand(request.command)) return request;
+  const probed: string[] = [];
+  const found = await findOnPath(request.command, request.env['PATH'], probed);
+  if (found !== null) return { ...request, command: found };
+  throw new RyeError(
+    'EXECUTE_COMMAND_NOT_FOUND',
+    `Cannot run ${request.command}: it is in no absolute folder of PATH`,
+    { command: request.command, probed },
+  );
 }

@@ -348,3 +348,21 @@ print(json.dumps({"success": True, "template": open(os.path.join(here, "template
     expect(refused.message).toContain('template.txt');
   });
 });
+
+describe('a bare command is never looked up in the working directory', () => {
+  it('a relative PATH entry cannot make the project supply a tool config’s command', async () => {
+    const p = await makeExecProject();
+    const marker = join(p.root, 'marker');
+    p.write(
+      '.ai/tools/apps/cmd/run.yaml',
+      'version: "1.0.0"\ntool_type: command\nexecutor_id: rye/core/primitives/subprocess\ncategory: apps/cmd\ndescription: runs a bare command\nconfig:\n  command: rye-planted-cmd\n',
+    );
+    await p.sign('tool', 'apps/cmd/run');
+    const planted = p.write('rye-planted-cmd', `#!/bin/sh\ntouch ${marker}\n`);
+    chmodSync(planted, 0o755);
+    const env = { ...p.env, PATH: `.:${p.env['PATH'] ?? ''}` };
+    const refused = await refusal(execute({ spaces: p.spaces, toolId: 'apps/cmd/run', env }));
+    expect(refused.code).toBe('EXECUTE_COMMAND_NOT_FOUND');
+    expect(existsSync(marker)).toBe(false);
+  });
+});
