@@ -64,7 +64,9 @@ function createGuard({ roots, manifest, links }) {
     list = null;
   }
   if (!Array.isArray(list) || !list.every((r) => typeof r === 'string' && path.isAbsolute(r))) {
-    throw new Error('Cannot start the Rye node runtime: RYE_VERIFIED_ROOTS is not a JSON list of absolute paths');
+    throw new Error(
+      'Cannot start the Rye node runtime: RYE_VERIFIED_ROOTS is not a JSON list of absolute paths',
+    );
   }
   if (list.length === 0) return null;
   const pairs = list.map((r) => ({ lexical: path.resolve(r), real: realpathOr(path.resolve(r)) }));
@@ -85,14 +87,18 @@ function readManifest(manifest, pairs) {
     // Fail closed: roots to guard but no readable manifest means nothing there may load.
     return { files, error: error instanceof Error ? error.message : String(error) };
   }
-  const entries = doc !== null && typeof doc.files === 'object' ? Object.entries(doc.files ?? {}) : [];
-  for (const [key, value] of entries) {
+  const listed = doc !== null && typeof doc === 'object' ? doc.files : undefined;
+  if (listed === null || typeof listed !== 'object' || Array.isArray(listed)) {
+    return { files, error: 'it has no "files" object' };
+  }
+  for (const [key, value] of Object.entries(listed)) {
     if (typeof value !== 'string' || !HEX64.test(value.toLowerCase())) continue;
     const file = path.resolve(key);
     const sha = value.toLowerCase();
     files.set(file, sha);
     for (const { lexical, real } of pairs) {
-      if (real !== lexical && file.startsWith(lexical + path.sep)) files.set(real + file.slice(lexical.length), sha);
+      if (real !== lexical && file.startsWith(lexical + path.sep))
+        files.set(real + file.slice(lexical.length), sha);
     }
   }
   return { files, error: null };
@@ -179,8 +185,12 @@ function checkBytes(guard, real, lexicals, bytes, scope = true) {
   const actual = createHash('sha256').update(bytes).digest('hex');
   const expected = paths.map((p) => guard.files.get(p)).filter((sha) => sha !== undefined);
   if (!expected.some((sha) => sameHash(sha, actual))) {
-    if (expected.length > 0) throw refusal(CHANGED, real, 'its content differs from the bundle manifest');
-    const why = guard.manifestError === null ? 'it is not listed in the bundle manifest' : `the verified manifest cannot be read (${guard.manifestError})`;
+    if (expected.length > 0)
+      throw refusal(CHANGED, real, 'its content differs from the bundle manifest');
+    const why =
+      guard.manifestError === null
+        ? 'it is not listed in the bundle manifest'
+        : `the verified manifest cannot be read (${guard.manifestError})`;
     throw refusal(UNLISTED, real, why);
   }
   if (scope) checkScope(guard, real);
@@ -190,14 +200,19 @@ function checkBytes(guard, real, lexicals, bytes, scope = true) {
 /** Every package.json from the module's folder up to its root must be listed with its hash. */
 function checkScope(guard, real) {
   const seen = [];
-  for (let dir = path.dirname(real); inside(guard, dir) && !guard.scopesChecked.has(dir); dir = path.dirname(dir)) {
+  for (
+    let dir = path.dirname(real);
+    inside(guard, dir) && !guard.scopesChecked.has(dir);
+    dir = path.dirname(dir)
+  ) {
     seen.push(dir);
     const file = path.join(dir, 'package.json');
     let bytes = null;
     try {
       bytes = readFileSync(file);
     } catch (error) {
-      if (error.code !== 'ENOENT' && error.code !== 'ENOTDIR') throw refusal(UNLISTED, file, `it cannot be read (${error.code})`);
+      if (error.code !== 'ENOENT' && error.code !== 'ENOTDIR')
+        throw refusal(UNLISTED, file, `it cannot be read (${error.code})`);
     }
     // Its own scope is this walk: no recursion.
     if (bytes !== null) checkBytes(guard, realpathOr(file), [file], bytes, false);
@@ -241,7 +256,10 @@ function install() {
     RYE_VERIFIED_MANIFEST: process.env.RYE_VERIFIED_MANIFEST,
     RYE_LIBRARY_URL: process.env.RYE_LIBRARY_URL,
   };
-  const guard = createGuard({ roots: settings.RYE_VERIFIED_ROOTS, manifest: settings.RYE_VERIFIED_MANIFEST });
+  const guard = createGuard({
+    roots: settings.RYE_VERIFIED_ROOTS,
+    manifest: settings.RYE_VERIFIED_MANIFEST,
+  });
   globalThis[STATE] = { guard };
   nodeModule.register(pathToFileURL(path.join(__dirname, 'hooks.mjs')).href, {
     data: {
@@ -271,7 +289,13 @@ function mapRuntimeForRequire(Module) {
 }
 
 function isPathRequest(request) {
-  return request === '.' || request === '..' || request.startsWith('./') || request.startsWith('../') || path.isAbsolute(request);
+  return (
+    request === '.' ||
+    request === '..' ||
+    request.startsWith('./') ||
+    request.startsWith('../') ||
+    path.isAbsolute(request)
+  );
 }
 
 /**
@@ -294,7 +318,8 @@ function guardCommonJs(nodeModule, guard) {
   Module._resolveFilename = function resolveAndRemember(request, parent, ...rest) {
     const filename = resolveFilename.call(this, request, parent, ...rest);
     if (typeof request === 'string' && typeof filename === 'string' && isPathRequest(request)) {
-      const from = typeof parent?.filename === 'string' ? path.dirname(parent.filename) : process.cwd();
+      const from =
+        typeof parent?.filename === 'string' ? path.dirname(parent.filename) : process.cwd();
       const lexical = path.resolve(from, request);
       if (lexical !== filename) lexicals.set(filename, new Set([...lexicalsOf(filename), lexical]));
     }
@@ -340,7 +365,11 @@ function guardCommonJs(nodeModule, guard) {
     let as = format;
     if (!hooksSeeRequireEsm) {
       if (as === 'module' || as === 'module-typescript') {
-        throw refusal(UNSUPPORTED, filename, `Node ${process.versions.node} runs the imports of an ES module loaded by require() around the module hooks: import() it instead`);
+        throw refusal(
+          UNSUPPORTED,
+          filename,
+          `Node ${process.versions.node} runs the imports of an ES module loaded by require() around the module hooks: import() it instead`,
+        );
       }
       // No syntax detection: it would turn ESM syntax into a require(esm).
       if (as === undefined) as = 'commonjs';
@@ -387,11 +416,16 @@ function sameText(content, bytes) {
 function guardWorkers(nodeModule, settings) {
   const threads = require('node:worker_threads');
   const Worker = threads.Worker;
-  const vars = Object.fromEntries(Object.entries(settings).filter(([, value]) => typeof value === 'string'));
+  const vars = Object.fromEntries(
+    Object.entries(settings).filter(([, value]) => typeof value === 'string'),
+  );
   class GuardedWorker extends Worker {
     constructor(filename, options = {}) {
       const execArgv = ['--require', __filename, ...(options?.execArgv ?? process.execArgv)];
-      const env = options?.env === threads.SHARE_ENV ? options.env : { ...(options?.env ?? process.env), ...vars };
+      const env =
+        options?.env === threads.SHARE_ENV
+          ? options.env
+          : { ...(options?.env ?? process.env), ...vars };
       super(filename, { ...options, execArgv, env });
     }
   }

@@ -18,7 +18,8 @@ let guard = null;
 const lexicals = new Map();
 
 export function initialize(data) {
-  libraryUrl = typeof data?.libraryUrl === 'string' && data.libraryUrl !== '' ? data.libraryUrl : null;
+  libraryUrl =
+    typeof data?.libraryUrl === 'string' && data.libraryUrl !== '' ? data.libraryUrl : null;
   guard = createGuard({
     roots: data?.verifiedRoots ?? null,
     manifest: data?.verifiedManifest ?? null,
@@ -47,7 +48,8 @@ function remember(specifier, parentURL, url) {
 
 function asBytes(source) {
   if (typeof source === 'string') return Buffer.from(source, 'utf8');
-  if (source instanceof ArrayBuffer || source instanceof SharedArrayBuffer) return Buffer.from(source);
+  if (source instanceof ArrayBuffer || source instanceof SharedArrayBuffer)
+    return Buffer.from(source);
   return Buffer.from(source.buffer, source.byteOffset, source.byteLength);
 }
 
@@ -76,6 +78,7 @@ export async function resolve(specifier, context, nextResolve) {
     return { url: libraryUrl, format: 'module', shortCircuit: true };
   }
   const result = await nextResolve(specifier, context);
-  if (guard !== null && typeof result?.url === 'string') remember(specifier, context.parentURL, result.url);
+  if (guard !== null && typeof result?.url === 'string')
+    remember(specifier, context.parentURL, result.url);
   return result;
 }

@@ -16,4 +16,6 @@ if (typeof nodeModule.register !== 'function') {
     `Cannot start the Rye node runtime: Node ${process.versions.node} has no module.register(); Node 20.6 or later is required`,
   );
 }
-nodeModule.createRequire(import.meta.url)('./guard.cjs').install();
+nodeModule
+  .createRequire(import.meta.url)('./guard.cjs')
+  .install();
