@@ -40,6 +40,7 @@ function refusal(code, file, why) {
   return error;
 }
 
+/** The real path of `file`, or `file` itself when it cannot be resolved (Node cannot load it either). */
 function realpathOr(file) {
   try {
     return fs.realpathSync.native(file);
