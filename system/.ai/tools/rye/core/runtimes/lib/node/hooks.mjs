@@ -1,55 +1,71 @@
-// Module hooks registered by register.mjs. `resolve` maps two specifiers and
-// passes everything else on unchanged. `load` authenticates modules loaded from
-// a bundle's app folders (RYE_VERIFIED_ROOTS): the bytes Node is about to run
-// must be listed, with the same SHA-256, in the verified manifest the executor
-// wrote (RYE_VERIFIED_MANIFEST); anything else is refused. Other modules are
-// untouched (the tool's own folder was verified before the spawn).
-import { createHash } from 'node:crypto';
-import { readFileSync, realpathSync } from 'node:fs';
-import { sep } from 'node:path';
+// Module hooks registered by guard.cjs. `resolve` maps two specifiers, passes
+// everything else on unchanged, and remembers the path each relative or
+// absolute specifier named (Node resolves symbolic links before `load` sees
+// the URL). `load` authenticates modules of a bundle's app folders
+// (RYE_VERIFIED_ROOTS): the bytes Node is about to run must be listed, with
+// the same SHA-256, in the verified manifest the executor wrote
+// (RYE_VERIFIED_MANIFEST); anything else is refused (rules in guard.cjs).
+// Other modules are untouched (the tool's own folder was verified before the spawn).
 import { fileURLToPath } from 'node:url';
+import { checkBytes, createGuard, realpathOr, verifyFile } from './guard.cjs';
 
 const RUNTIME_SPECIFIER = '@rye/runtime';
 const RUNTIME_URL = new URL('./rye-tool.mjs', import.meta.url).href;
 const LIBRARY_SPECIFIER = '@rye/core';
 let libraryUrl = null;
-let roots = [];
-let verified = null;
+let guard = null;
+/** Resolved URL -> the paths specifiers named for it. */
+const lexicals = new Map();
 
 export function initialize(data) {
-  libraryUrl = typeof data?.libraryUrl === 'string' && data.libraryUrl !== '' ? data.libraryUrl : null;
-  if (typeof data?.verifiedRoots === 'string' && data.verifiedRoots !== '') {
-    roots = JSON.parse(data.verifiedRoots);
-    // Fail closed: roots to guard but no readable manifest means nothing there may load.
-    try {
-      verified = JSON.parse(readFileSync(data.verifiedManifest, 'utf8')).files ?? {};
-    } catch {
-      verified = {};
-    }
-  }
+  libraryUrl =
+    typeof data?.libraryUrl === 'string' && data.libraryUrl !== '' ? data.libraryUrl : null;
+  guard = createGuard({
+    roots: data?.verifiedRoots ?? null,
+    manifest: data?.verifiedManifest ?? null,
+    links: data?.links ?? null,
+  });
 }
 
-function guarded(path) {
-  if (path.split(sep).includes('node_modules')) return false;
-  return roots.some((root) => path === root || path.startsWith(root + sep));
+function isPathSpecifier(specifier) {
+  return /^(\.\.?(\/|$)|\/|file:)/.test(specifier);
+}
+
+function remember(specifier, parentURL, url) {
+  if (!url.startsWith('file:') || !isPathSpecifier(specifier)) return;
+  let named;
+  try {
+    const target = new URL(specifier, parentURL);
+    if (target.protocol !== 'file:') return;
+    named = fileURLToPath(target);
+  } catch {
+    return; // not a path Node could have read either
+  }
+  const seen = lexicals.get(url) ?? new Set();
+  seen.add(named);
+  lexicals.set(url, seen);
+}
+
+function asBytes(source) {
+  if (typeof source === 'string') return Buffer.from(source, 'utf8');
+  if (source instanceof ArrayBuffer || source instanceof SharedArrayBuffer)
+    return Buffer.from(source);
+  return Buffer.from(source.buffer, source.byteOffset, source.byteLength);
 }
 
 export async function load(url, context, nextLoad) {
   const result = await nextLoad(url, context);
-  if (roots.length === 0 || !url.startsWith('file:')) return result;
-  let path = fileURLToPath(url);
-  try {
-    path = realpathSync(path);
-  } catch {
-    // unreadable: Node has already failed or will
-  }
-  if (!guarded(path)) return result;
-  // Hash the bytes Node is about to run (not a second read of the file).
-  const bytes = result.source ?? readFileSync(path);
-  const sha256 = createHash('sha256').update(bytes).digest('hex');
-  if (verified[path] !== sha256) {
-    const why = verified[path] === undefined ? 'it is not listed in the bundle manifest' : 'its content differs from the bundle manifest';
-    throw new Error(`rye: refused to load ${path}: ${why}`);
+  if (guard === null || !url.startsWith('file:')) return result;
+  const file = fileURLToPath(url);
+  const named = [file, ...(lexicals.get(url) ?? [])];
+  if (result.source == null) {
+    // Compiled elsewhere (CommonJS by the CommonJS loader, guarded there on
+    // the bytes it compiles; an addon by process.dlopen): refuse early here,
+    // where the path the specifier named is known.
+    verifyFile(guard, file, named);
+  } else {
+    // The bytes Node is about to run (not a second read of the file).
+    checkBytes(guard, realpathOr(file), named, asBytes(result.source));
   }
   return result;
 }
@@ -61,5 +77,8 @@ export async function resolve(specifier, context, nextResolve) {
   if (specifier === LIBRARY_SPECIFIER && libraryUrl !== null) {
     return { url: libraryUrl, format: 'module', shortCircuit: true };
   }
-  return nextResolve(specifier, context);
+  const result = await nextResolve(specifier, context);
+  if (guard !== null && typeof result?.url === 'string')
+    remember(specifier, context.parentURL, result.url);
+  return result;
 }
