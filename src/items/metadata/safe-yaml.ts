@@ -11,7 +11,10 @@ import { yamlToValue } from './yaml-value.js';
 export const MAX_YAML_LEXEMES = 100_000;
 /** Alias nodes tolerated in one document. */
 export const MAX_YAML_ALIASES = 50;
-/** Nodes all aliases together may stand for: a billion-laughs document stands for billions. */
+/**
+ * Nodes all aliases together may stand for (a string: one per 64 characters):
+ * a billion-laughs document stands for billions.
+ */
 export const MAX_YAML_ALIASED_NODES = 10_000;
 /**
  * Deepest nesting the CST parser may reach: every map and sequence level,

@@ -11,11 +11,18 @@ import { RyeError } from '../../errors/index.js';
 export interface YamlValueCaps {
   /** Most alias nodes in the document. */
   readonly maxAliases: number;
-  /** Most nodes all aliases together may stand for (a billion-laughs document stands for billions). */
+  /**
+   * Most nodes all aliases together may stand for (a billion-laughs document
+   * stands for billions); a string counts one node per 64 characters, so 50
+   * aliases of a 1 MB string cannot stand for 50 MB either.
+   */
   readonly maxAliasedNodes: number;
   /** Deepest nesting of maps and sequences in the result. */
   readonly maxDepth: number;
 }
+
+/** Characters of a string that weigh as much as one node. */
+const STRING_WEIGHT = 64;
 
 interface Converted {
   readonly value: unknown;
@@ -97,7 +104,9 @@ class YamlConverter {
   private convertNode(node: unknown, depth: number): Converted {
     if (isScalar(node)) {
       const value = typeof node.value === 'bigint' ? Number(node.value) : node.value;
-      return { value, size: 1 };
+      // A long string weighs like the nodes its text could have held.
+      const size = typeof value === 'string' ? 1 + Math.floor(value.length / STRING_WEIGHT) : 1;
+      return { value, size };
     }
     if (isMap(node)) return this.pairs(node.items, depth);
     if (isSeq(node)) {

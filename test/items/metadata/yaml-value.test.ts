@@ -57,3 +57,20 @@ describe('yamlToValue()', () => {
     );
   });
 });
+
+describe('yamlToValue() weighs long strings', () => {
+  it('counts a string one node per 64 characters when an alias stands for it', () => {
+    const caps = { maxAliases: 50, maxAliasedNodes: 10_000, maxDepth: 64 };
+    const doc = (text: string): unknown =>
+      yamlToValue(parseDocument(text, { schema: 'core' }), 'v.yaml', caps);
+    const long = 'x'.repeat(1024 * 1024);
+    expect(() => doc(`a: &a "${long}"\nb: *a\n`)).toThrow(
+      expect.objectContaining({ code: 'PARSE_UNSAFE_CONTENT' }),
+    );
+    const short = 'x'.repeat(6_000);
+    expect(doc(`a: &a "${short}"\nb: [*a, *a, *a]\n`)).toEqual({
+      a: short,
+      b: [short, short, short],
+    });
+  });
+});
