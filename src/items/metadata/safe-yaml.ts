@@ -5,8 +5,8 @@ import { yamlToValue } from './yaml-value.js';
 
 /**
  * Most YAML lexemes read from one metadata document. The system runtimes hold
- * under 2,000; the `yaml` package needs about a microsecond each, so the
- * worst document costs a fraction of a second, whatever its size in bytes.
+ * under 2,000; the `yaml` package needs one to a few microseconds each, so
+ * the worst document costs a fraction of a second, whatever its size in bytes.
  */
 export const MAX_YAML_LEXEMES = 100_000;
 /** Alias nodes tolerated in one document. */

@@ -34,8 +34,9 @@ export interface YamlCaps {
 /**
  * Parse the first YAML document of untrusted `text` exactly as the library's
  * `parseDocument(text, options)` does (a second document is recorded as a
- * MULTIPLE_DOCS error in `doc.errors`), but refuse the text as soon as it
- * goes over `caps`. Linear in the length of the text.
+ * MULTIPLE_DOCS error in `doc.errors`; `prettyErrors` is not applied), but
+ * refuse the text as soon as it goes over `caps`. Linear in the length of the
+ * text, and bounded by `caps.maxLexemes` whatever the length.
  *
  * @throws RyeError PARSE_UNSAFE_CONTENT over a cap (`details: {source, line, reason}`).
  */
