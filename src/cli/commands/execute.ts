@@ -119,8 +119,15 @@ function humanLines(result: ExecuteResult): string[] {
       `  env set by rye: ${p.env_keys.join(', ') || '-'}`,
       `  .env: ${p.dotenv}`,
       `  anchor: ${p.anchor.applied ? p.anchor.path : 'not applied'}`,
+      `  runs from: ${p.snapshot ?? '-'}`,
       `  files verified (${p.files_verified.length}):`,
       ...p.files_verified.map((f) => `    ${f}`),
+      ...(p.files_left_out.length === 0
+        ? []
+        : [
+            `  left out, nothing authenticates them (${p.files_left_out.length}):`,
+            ...p.files_left_out.map((f) => `    ${f}`),
+          ]),
     );
   }
   if (result.error !== undefined)
