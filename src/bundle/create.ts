@@ -25,6 +25,12 @@ export interface CreateBundleInput {
   readonly includes?: readonly string[];
   /** Segment names left out; defaults to `DEFAULT_BUNDLE_EXCLUDES`. */
   readonly exclude?: readonly string[];
+  /**
+   * List every file of the app folders' `node_modules` too (dot entries and
+   * the excludes aside: none apply there), so the node runtime's guard lets
+   * the app load its dependencies. Without it an app must be dependency-free.
+   */
+  readonly includeNodeModules?: boolean;
   readonly signer: Signer;
   readonly now?: Date;
   /** Called as files are hashed. */
@@ -65,12 +71,10 @@ export async function createBundle(input: CreateBundleInput): Promise<CreatedBun
     entrypoint === null
       ? null
       : (await resolveItem(spaces, entrypoint.itemType, entrypoint.itemId, ['project'])).path;
-  const collected = await collectBundleFiles(
-    spaces.project,
-    bundleId,
-    includes,
-    input.exclude === undefined ? {} : { exclude: input.exclude },
-  );
+  const collected = await collectBundleFiles(spaces.project, bundleId, includes, {
+    exclude: input.exclude,
+    nodeModules: input.includeNodeModules === true,
+  });
   if (entrypoint !== null && entryPath !== null) {
     const rel = relative(spaces.project, entryPath).split(sep).join('/');
     if (!collected.some((f) => f.path === rel)) {

@@ -4,12 +4,14 @@
  */
 export {
   DEFAULT_BUNDLE_EXCLUDES,
+  bundleItemRoots,
   bundleRoots,
   collectBundleFiles,
   isManifestPath,
   walkBundle,
 } from './collect.js';
-export type { BundleWalk, CollectedFile } from './collect.js';
+export type { BundleWalk, CollectedFile, WalkOptions } from './collect.js';
+export { NODE_MODULES, includeProblem, isNodeModulesPath, lanePathProblem } from './bundle-lane.js';
 export { createBundle } from './create.js';
 export type { CreateBundleInput, CreatedBundle } from './create.js';
 export { hasInlineSignature, hashFiles, itemTypeOfPath, readDigest } from './hash-files.js';
