@@ -168,11 +168,15 @@ export async function collectBundleFiles(
     const why = bundleRoots(bundleId, includes).includes(stray)
       ? "it is a file, and a bundle's folders (its item folders, its includes) are folders"
       : 'it is a link or special file, and bundles never contain links';
-    throw new RyeError('BUNDLE_MANIFEST_INVALID', `Cannot collect bundle ${bundleId}: ${stray} ${why}`, {
-      bundleId,
-      path: stray,
-      strays,
-    });
+    throw new RyeError(
+      'BUNDLE_MANIFEST_INVALID',
+      `Cannot collect bundle ${bundleId}: ${stray} ${why}`,
+      {
+        bundleId,
+        path: stray,
+        strays,
+      },
+    );
   }
   for (const file of files) {
     const why = manifestPathProblem(file.path);

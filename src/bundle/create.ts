@@ -8,6 +8,7 @@ import { formatTimestamp, signText, type Signer } from '../integrity/index.js';
 import { aiDir, isSemver, resolveItem, type ItemType, type Spaces } from '../items/index.js';
 import { writeFileAtomic } from '../platform/index.js';
 import { collectBundleFiles } from './collect.js';
+import { claimConflict, folderClaimed, readFolderClaims } from './folder-claims.js';
 import { hashFiles, type ProgressFn } from './hash-files.js';
 import { bundleManifestPath, comparePaths } from './manifest-path.js';
 import { serializeManifest } from './manifest-serialize.js';
@@ -53,6 +54,7 @@ export interface CreatedBundle {
  * @throws RyeError USAGE_INVALID_ARGUMENT (version), ITEM_ID_INVALID,
  *   ITEM_NOT_FOUND / ITEM_AMBIGUOUS (entrypoint), BUNDLE_MANIFEST_INVALID (a bad
  *   include, a link in the bundle, an entrypoint outside it), BUNDLE_EMPTY,
+ *   BUNDLE_FOLDER_CLAIMED (an app folder or a file in another project bundle's folder),
  *   FILE_UNREADABLE, FILE_WRITE_FAILED.
  */
 export async function createBundle(input: CreateBundleInput): Promise<CreatedBundle> {
@@ -85,6 +87,15 @@ export async function createBundle(input: CreateBundleInput): Promise<CreatedBun
       );
     }
   }
+
+  // Another bundle's app folder (or a nested bundle's item folder) is not this bundle's lane.
+  const claims = await readFolderClaims(spaces, bundleId);
+  const claimed = claimConflict(
+    includes,
+    collected.map((f) => f.path),
+    claims,
+  );
+  if (claimed !== undefined) throw folderClaimed(`create bundle ${bundleId}`, claimed);
 
   const hashed = await hashFiles(collected, input.onProgress);
   const files = new Map<string, ManifestEntry>();

@@ -34,3 +34,5 @@ export { VerifiedManifestCache, verifiedManifest } from './manifest-cache.js';
 export type { ManifestCacheEntry, VerifiedManifest } from './manifest-cache.js';
 export { MAX_DEPENDENCY_BYTES, verifyDependency } from './verified-loader.js';
 export type { VerifiedDependencyResult, VerifyDependencyOptions } from './verified-loader.js';
+export { claimConflict, folderClaimed, readFolderClaims } from './folder-claims.js';
+export type { FolderClaim } from './folder-claims.js';

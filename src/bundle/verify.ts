@@ -140,7 +140,10 @@ export async function verifyBundle(input: VerifyBundleInput): Promise<BundleRepo
   );
   // A bundle made with its app dependencies is checked for files planted there too.
   const nodeModules = [...manifest.files.keys()].some(isNodeModulesPath);
-  const walked = await walkBundle(base, bundleId, includes, { exclude: input.exclude, nodeModules });
+  const walked = await walkBundle(base, bundleId, includes, {
+    exclude: input.exclude,
+    nodeModules,
+  });
   for (const rel of [...walked.files.map((f) => f.path), ...walked.strays]) {
     if (!manifest.files.has(rel)) files.unlisted.push(rel);
   }
