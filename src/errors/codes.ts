@@ -279,7 +279,7 @@ export const ERROR_CODES = {
   },
   BUNDLE_FOLDER_CLAIMED: {
     class: 'integrity',
-    hint: "Another bundle of the project owns that folder (its app folder, or the item folder of a bundle nested below); a bundle places files only in its own folders. Choose another app folder, or remove the other bundle first.",
+    hint: 'Another bundle of the project owns that folder (its app folder, or the item folder of a bundle nested below); a bundle places files only in its own folders. Choose another app folder, or remove the other bundle first.',
   },
   BUNDLE_GUARD_UNSUPPORTED: {
     class: 'integrity',
