@@ -28,6 +28,8 @@ export interface BundlerParams {
   readonly description?: unknown;
   readonly include?: unknown;
   readonly exclude?: unknown;
+  /** List every file of the app folders' `node_modules` (see CreateBundleInput). */
+  readonly include_node_modules?: unknown;
 }
 
 /** A JSON-ready result; `ok: false` (verify) carries the report and a message. */
@@ -65,6 +67,7 @@ export async function runBundlerAction(
       description: optionalString(params.description, 'description') ?? '',
       includes: stringList(params.include, 'include'),
       ...(params.exclude === undefined ? {} : { exclude: stringList(params.exclude, 'exclude') }),
+      includeNodeModules: optionalBoolean(params.include_node_modules, 'include_node_modules'),
       signer: await readSigner(keyDir(spaces)),
       ...(options.onProgress === undefined ? {} : { onProgress: options.onProgress }),
     });
@@ -154,6 +157,12 @@ function requireString(value: unknown, name: string): string {
 function optionalString(value: unknown, name: string): string | undefined {
   if (value === undefined || value === null) return undefined;
   if (typeof value !== 'string') throw usage(`${name} must be a string`);
+  return value;
+}
+
+function optionalBoolean(value: unknown, name: string): boolean {
+  if (value === undefined || value === null) return false;
+  if (typeof value !== 'boolean') throw usage(`${name} must be true or false`);
   return value;
 }
 

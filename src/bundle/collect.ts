@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { RyeError } from '../errors/index.js';
 import { ITEM_FOLDERS, itemName, parseItemId } from '../items/index.js';
 import { unreadable } from '../platform/index.js';
+import { includeProblem, NODE_MODULES } from './bundle-lane.js';
 import { comparePaths, manifestPathProblem } from './manifest-path.js';
 
 /** One file of a bundle. */
@@ -39,26 +40,32 @@ export interface BundleWalk {
 }
 
 /**
- * The folders a bundle is made of, project-relative: `.ai/{directives,tools,
- * knowledge}/<id>`, `.ai/plans/<last id segment>`, `.ai/lockfiles/<id>`, then
- * each include. An include must pass `manifestPathProblem` and stay out of
- * `.ai/` (the `.ai/` part is fixed by the id; keys and threads live there).
+ * The folders of a bundle's own items, project-relative: `.ai/{directives,
+ * tools,knowledge}/<id>`, `.ai/plans/<last id segment>`, `.ai/lockfiles/<id>`.
  *
- * @throws RyeError ITEM_ID_INVALID, BUNDLE_MANIFEST_INVALID (a bad include).
+ * @throws RyeError ITEM_ID_INVALID.
  */
-export function bundleRoots(bundleId: string, includes: readonly string[]): string[] {
+export function bundleItemRoots(bundleId: string): string[] {
   parseItemId(bundleId);
-  const roots = [
+  return [
     ...Object.values(ITEM_FOLDERS).map((folder) => `.ai/${folder}/${bundleId}`),
     `.ai/plans/${itemName(bundleId)}`,
     `.ai/lockfiles/${bundleId}`,
   ];
+}
+
+/**
+ * The folders a bundle is made of, project-relative: its item folders (see
+ * {@link bundleItemRoots}), then each include. An include must be an app
+ * folder by the lane rule (`includeProblem`: plain-named segments, never
+ * inside `.ai/`, never a dot-path or a dependency folder).
+ *
+ * @throws RyeError ITEM_ID_INVALID, BUNDLE_MANIFEST_INVALID (a bad include).
+ */
+export function bundleRoots(bundleId: string, includes: readonly string[]): string[] {
+  const roots = bundleItemRoots(bundleId);
   for (const include of includes) {
-    const why =
-      manifestPathProblem(include) ??
-      (include === '.ai' || include.startsWith('.ai/')
-        ? 'it is inside .ai/ (a bundle takes only its own items from there)'
-        : undefined);
+    const why = includeProblem(include);
     if (why !== undefined) {
       throw new RyeError(
         'BUNDLE_MANIFEST_INVALID',
@@ -71,11 +78,27 @@ export function bundleRoots(bundleId: string, includes: readonly string[]): stri
   return roots;
 }
 
+/** How a bundle's folders are walked. */
+export interface WalkOptions {
+  /** Segment names left out (`*` matches within a segment); defaults to DEFAULT_BUNDLE_EXCLUDES. */
+  readonly exclude?: readonly string[] | undefined;
+  /**
+   * Walk the `node_modules` folders of the app folders too, every file in
+   * them whatever `exclude` says (an app that ships its dependencies). Never
+   * the `node_modules` of an item folder.
+   */
+  readonly nodeModules?: boolean | undefined;
+}
+
 /**
  * Walk a bundle's folders under `projectPath` without following links. A
  * missing folder contributes nothing. Exclude names match whole path segments
  * below a folder (`*` matches within a segment); the folders named by the id
- * and the includes are taken as given.
+ * and the includes are taken as given. By the lane rule (bundle-lane.ts) an
+ * entry whose name starts with a dot is never bundle content and is skipped,
+ * whatever the excludes, and so is `node_modules` unless `nodeModules` asks
+ * for the app folders' ones. A root that is not a folder (a file, a link, or
+ * reached through a link) is a stray.
  *
  * @throws RyeError ITEM_ID_INVALID, BUNDLE_MANIFEST_INVALID, FILE_UNREADABLE.
  */
@@ -83,13 +106,14 @@ export async function walkBundle(
   projectPath: string,
   bundleId: string,
   includes: readonly string[],
-  exclude: readonly string[] = DEFAULT_BUNDLE_EXCLUDES,
+  options: WalkOptions = {},
 ): Promise<BundleWalk> {
-  const excluded = excludeMatcher(exclude);
+  const excluded = excludeMatcher(options.exclude ?? DEFAULT_BUNDLE_EXCLUDES);
   const files = new Map<string, CollectedFile>();
   const strays = new Set<string>();
 
-  const walk = async (rel: string): Promise<void> => {
+  // `deps`: inside an app folder's node_modules, where every file counts.
+  const walk = async (rel: string, app: boolean, deps: boolean): Promise<void> => {
     const dir = join(projectPath, ...rel.split('/'));
     let entries: Dirent[];
     try {
@@ -99,22 +123,24 @@ export async function walkBundle(
     }
     await Promise.all(
       entries.map(async (entry) => {
-        if (excluded(entry.name)) return;
+        if (entry.name.startsWith('.')) return;
+        const modules = entry.name.toLowerCase() === NODE_MODULES;
+        if (modules && !(app && options.nodeModules === true)) return;
+        if (!deps && !modules && excluded(entry.name)) return;
         const child = `${rel}/${entry.name}`;
-        if (entry.isDirectory()) return walk(child);
+        if (entry.isDirectory()) return walk(child, app, deps || modules);
         if (entry.isFile()) files.set(child, { path: child, absolutePath: join(dir, entry.name) });
         else strays.add(child);
       }),
     );
   };
 
+  const itemRoots = new Set(bundleItemRoots(bundleId));
   for (const root of bundleRoots(bundleId, includes)) {
     const kind = await rootKind(projectPath, root);
     if (kind === 'missing') continue;
-    if (kind === 'dir') await walk(root);
-    else if (kind === 'file') {
-      files.set(root, { path: root, absolutePath: join(projectPath, ...root.split('/')) });
-    } else strays.add(kind.stray);
+    if (kind === 'dir') await walk(root, !itemRoots.has(root), false);
+    else strays.add(kind === 'file' ? root : kind.stray);
   }
   for (const path of files.keys()) if (isManifestPath(path)) files.delete(path);
   return {
@@ -127,22 +153,29 @@ export async function walkBundle(
  * The files of a bundle, sorted by path.
  *
  * @throws RyeError BUNDLE_EMPTY (no file at all), BUNDLE_MANIFEST_INVALID (a
- *   link or special file in a bundle folder, a bad include), ITEM_ID_INVALID,
- *   FILE_UNREADABLE.
+ *   link or special file in a bundle folder, an include that is a file or
+ *   breaks the lane rule), ITEM_ID_INVALID, FILE_UNREADABLE.
  */
 export async function collectBundleFiles(
   projectPath: string,
   bundleId: string,
   includes: readonly string[],
-  options: { readonly exclude?: readonly string[] } = {},
+  options: WalkOptions = {},
 ): Promise<CollectedFile[]> {
-  const { files, strays } = await walkBundle(projectPath, bundleId, includes, options.exclude);
+  const { files, strays } = await walkBundle(projectPath, bundleId, includes, options);
   const [stray] = strays;
   if (stray !== undefined) {
+    const why = bundleRoots(bundleId, includes).includes(stray)
+      ? "it is a file, and a bundle's folders (its item folders, its includes) are folders"
+      : 'it is a link or special file, and bundles never contain links';
     throw new RyeError(
       'BUNDLE_MANIFEST_INVALID',
-      `Cannot collect bundle ${bundleId}: ${stray} is a link or special file, and bundles never contain links`,
-      { bundleId, path: stray, strays },
+      `Cannot collect bundle ${bundleId}: ${stray} ${why}`,
+      {
+        bundleId,
+        path: stray,
+        strays,
+      },
     );
   }
   for (const file of files) {

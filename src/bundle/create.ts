@@ -8,6 +8,7 @@ import { formatTimestamp, signText, type Signer } from '../integrity/index.js';
 import { aiDir, isSemver, resolveItem, type ItemType, type Spaces } from '../items/index.js';
 import { writeFileAtomic } from '../platform/index.js';
 import { collectBundleFiles } from './collect.js';
+import { claimConflict, folderClaimed, readFolderClaims } from './folder-claims.js';
 import { hashFiles, type ProgressFn } from './hash-files.js';
 import { bundleManifestPath, comparePaths } from './manifest-path.js';
 import { serializeManifest } from './manifest-serialize.js';
@@ -25,6 +26,12 @@ export interface CreateBundleInput {
   readonly includes?: readonly string[];
   /** Segment names left out; defaults to `DEFAULT_BUNDLE_EXCLUDES`. */
   readonly exclude?: readonly string[];
+  /**
+   * List every file of the app folders' `node_modules` too (dot entries and
+   * the excludes aside: none apply there), so the node runtime's guard lets
+   * the app load its dependencies. Without it an app must be dependency-free.
+   */
+  readonly includeNodeModules?: boolean;
   readonly signer: Signer;
   readonly now?: Date;
   /** Called as files are hashed. */
@@ -47,6 +54,7 @@ export interface CreatedBundle {
  * @throws RyeError USAGE_INVALID_ARGUMENT (version), ITEM_ID_INVALID,
  *   ITEM_NOT_FOUND / ITEM_AMBIGUOUS (entrypoint), BUNDLE_MANIFEST_INVALID (a bad
  *   include, a link in the bundle, an entrypoint outside it), BUNDLE_EMPTY,
+ *   BUNDLE_FOLDER_CLAIMED (an app folder or a file in another project bundle's folder),
  *   FILE_UNREADABLE, FILE_WRITE_FAILED.
  */
 export async function createBundle(input: CreateBundleInput): Promise<CreatedBundle> {
@@ -65,12 +73,10 @@ export async function createBundle(input: CreateBundleInput): Promise<CreatedBun
     entrypoint === null
       ? null
       : (await resolveItem(spaces, entrypoint.itemType, entrypoint.itemId, ['project'])).path;
-  const collected = await collectBundleFiles(
-    spaces.project,
-    bundleId,
-    includes,
-    input.exclude === undefined ? {} : { exclude: input.exclude },
-  );
+  const collected = await collectBundleFiles(spaces.project, bundleId, includes, {
+    exclude: input.exclude,
+    nodeModules: input.includeNodeModules === true,
+  });
   if (entrypoint !== null && entryPath !== null) {
     const rel = relative(spaces.project, entryPath).split(sep).join('/');
     if (!collected.some((f) => f.path === rel)) {
@@ -81,6 +87,15 @@ export async function createBundle(input: CreateBundleInput): Promise<CreatedBun
       );
     }
   }
+
+  // Another bundle's app folder (or a nested bundle's item folder) is not this bundle's lane.
+  const claims = await readFolderClaims(spaces, bundleId);
+  const claimed = claimConflict(
+    includes,
+    collected.map((f) => f.path),
+    claims,
+  );
+  if (claimed !== undefined) throw folderClaimed(`create bundle ${bundleId}`, claimed);
 
   const hashed = await hashFiles(collected, input.onProgress);
   const files = new Map<string, ManifestEntry>();

@@ -4,12 +4,14 @@
  */
 export {
   DEFAULT_BUNDLE_EXCLUDES,
+  bundleItemRoots,
   bundleRoots,
   collectBundleFiles,
   isManifestPath,
   walkBundle,
 } from './collect.js';
-export type { BundleWalk, CollectedFile } from './collect.js';
+export type { BundleWalk, CollectedFile, WalkOptions } from './collect.js';
+export { NODE_MODULES, includeProblem, isNodeModulesPath, lanePathProblem } from './bundle-lane.js';
 export { createBundle } from './create.js';
 export type { CreateBundleInput, CreatedBundle } from './create.js';
 export { hasInlineSignature, hashFiles, itemTypeOfPath, readDigest } from './hash-files.js';
@@ -32,3 +34,5 @@ export { VerifiedManifestCache, verifiedManifest } from './manifest-cache.js';
 export type { ManifestCacheEntry, VerifiedManifest } from './manifest-cache.js';
 export { MAX_DEPENDENCY_BYTES, verifyDependency } from './verified-loader.js';
 export type { VerifiedDependencyResult, VerifyDependencyOptions } from './verified-loader.js';
+export { claimConflict, folderClaimed, readFolderClaims } from './folder-claims.js';
+export type { FolderClaim } from './folder-claims.js';

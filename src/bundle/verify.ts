@@ -14,6 +14,7 @@ import {
 } from '../integrity/index.js';
 import { SPACE_NAMES, aiDir, type SpaceName, type Spaces } from '../items/index.js';
 import { decodeText, mapLimit, pathExists, readFileCapped } from '../platform/index.js';
+import { isNodeModulesPath } from './bundle-lane.js';
 import { walkBundle } from './collect.js';
 import { itemTypeOfPath, READ_CONCURRENCY, readDigest, type ProgressFn } from './hash-files.js';
 import { MAX_MANIFEST_BYTES, parseManifest } from './manifest-parse.js';
@@ -137,7 +138,12 @@ export async function verifyBundle(input: VerifyBundleInput): Promise<BundleRepo
     ([rel, entry]) => checkFile(base, rel, entry, trust, files, realDirs),
     input.onProgress,
   );
-  const walked = await walkBundle(base, bundleId, includes, input.exclude);
+  // A bundle made with its app dependencies is checked for files planted there too.
+  const nodeModules = [...manifest.files.keys()].some(isNodeModulesPath);
+  const walked = await walkBundle(base, bundleId, includes, {
+    exclude: input.exclude,
+    nodeModules,
+  });
   for (const rel of [...walked.files.map((f) => f.path), ...walked.strays]) {
     if (!manifest.files.has(rel)) files.unlisted.push(rel);
   }

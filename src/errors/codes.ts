@@ -277,6 +277,10 @@ export const ERROR_CODES = {
     class: 'integrity',
     hint: 'A file is neither inline-signed nor listed in a verified bundle manifest; sign it or rebuild the bundle.',
   },
+  BUNDLE_FOLDER_CLAIMED: {
+    class: 'integrity',
+    hint: 'Another bundle of the project owns that folder (its app folder, or the item folder of a bundle nested below); a bundle places files only in its own folders. Choose another app folder, or remove the other bundle first.',
+  },
   BUNDLE_GUARD_UNSUPPORTED: {
     class: 'integrity',
     hint: "This Node cannot check that way of loading a bundle's code (require() of an ES module before Node 22.15); use import().",

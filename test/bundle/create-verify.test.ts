@@ -322,3 +322,70 @@ describe('verifyBundle() and links on the way', () => {
     );
   });
 });
+
+describe('createBundle() and the lane rule', () => {
+  const create = (spaces: TempSpaces, signer: Signer, extra: object = {}) =>
+    createBundle({
+      spaces,
+      bundleId: TASK_MANAGER_ID,
+      version: '1.0.0',
+      includes: ['task-manager'],
+      signer,
+      now: NOW,
+      ...extra,
+    });
+
+  it('never lists dot-paths nor node_modules, whatever the excludes', async () => {
+    const spaces = makeTempSpaces();
+    const { signer } = makeSigner();
+    writeTaskManager(spaces, signer);
+    spaces.write('task-manager/.env', 'SECRET=1\n');
+    spaces.write('task-manager/.npmrc', 'registry=https://evil.example\n');
+    spaces.write('task-manager/client/.git/hooks/pre-commit', 'echo hook\n');
+    spaces.write('.ai/tools/apps/task-manager/.env', 'SECRET=1\n');
+    spaces.write('.ai/tools/apps/task-manager/node_modules/dep/index.js', 'module.exports = 1;\n');
+    const created = await create(spaces, signer, { exclude: ['__pycache__'] });
+    expect(Object.keys(TASK_MANAGER_FILES).every((p) => created.manifest.files.has(p))).toBe(true);
+    expect(
+      [...created.manifest.files.keys()].filter((p) => /(^|\/)(\.|node_modules)/.test(p.slice(4))),
+    ).toEqual([]);
+  });
+
+  it('refuses an include that is a dot-path, a dependency folder or a file', async () => {
+    const spaces = makeTempSpaces();
+    const { signer } = makeSigner();
+    writeTaskManager(spaces, signer);
+    spaces.write('package.json', '{}\n');
+    spaces.write('tsconfig.json', '{}\n');
+    spaces.write('.venv/bin/python', '#!/bin/sh\n');
+    for (const include of [
+      '.env',
+      '.git',
+      '.venv',
+      'node_modules',
+      'task-manager/node_modules',
+      'package.json',
+      'tsconfig.json',
+    ]) {
+      const error = await refusal(create(spaces, signer, { includes: [include] }));
+      expect(error.code, include).toBe('BUNDLE_MANIFEST_INVALID');
+      expect(error.message, include).toContain(include);
+    }
+    expect(await listBundles(spaces)).toEqual([]);
+  });
+
+  it('includeNodeModules lists every file of the app folders’ node_modules; verify sees a planted one', async () => {
+    const f = await bundled();
+    f.spaces.write('task-manager/node_modules/dep/dist/index.js', 'module.exports = 2;\n');
+    f.spaces.write('task-manager/node_modules/.package-lock.json', '{}\n');
+    const created = await create(f.spaces, f.signer, { includeNodeModules: true });
+    const modules = [...created.manifest.files.keys()].filter((p) => p.includes('node_modules'));
+    expect(modules).toEqual([
+      'task-manager/node_modules/dep/dist/index.js',
+      'task-manager/node_modules/x/index.js',
+    ]);
+    expect((await verify(f)).ok).toBe(true);
+    f.spaces.write('task-manager/node_modules/evil/index.js', 'planted\n');
+    expect((await verify(f)).files.unlisted).toEqual(['task-manager/node_modules/evil/index.js']);
+  });
+});

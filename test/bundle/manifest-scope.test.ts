@@ -38,11 +38,9 @@ describe('manifestScopeProblem()', () => {
       '.ai/plans/a/plan.md',
       '.ai/lockfiles/apps/a/run.lock.json',
       'web/index.html',
-      'single.txt',
+      'web/node_modules/dep/index.js',
     ];
-    expect(manifestScopeProblem(manifestOf('apps/a', paths, ['web', 'single.txt']), 'apps/a')).toBe(
-      undefined,
-    );
+    expect(manifestScopeProblem(manifestOf('apps/a', paths, ['web']), 'apps/a')).toBe(undefined);
   });
 
   it('refuses another bundle’s files, other project files and manifests', () => {
@@ -52,6 +50,8 @@ describe('manifestScopeProblem()', () => {
       '.ai/tools/rye/core/other.py',
       'webapp/index.js',
       '.ai/bundles/apps/a/manifest.yaml',
+      // An include is a folder: the path itself is never listed (behaviour change, issue 11).
+      'web',
     ]) {
       const why = manifestScopeProblem(manifestOf('apps/a', [stray], ['web']), 'apps/a');
       expect(why, stray).toBe(`it lists ${stray}, outside the bundle's folders`);

@@ -1,7 +1,8 @@
-import { appendFileSync, readFileSync } from 'node:fs';
+import { appendFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { readSigner } from '../../src/integrity/index.js';
+import { parseManifest, serializeManifest } from '../../src/bundle/index.js';
+import { readSigner, sha256Hex, signText } from '../../src/integrity/index.js';
 import { keyDir } from '../../src/items/index.js';
 import { rye } from '../helpers/cli.js';
 import { makeExecProject, type ExecProject } from '../helpers/exec-project.js';
@@ -80,6 +81,104 @@ describe('rye bundle', () => {
     const res = await cli(p, 'bundle', 'create', TASK_MANAGER_ID, '--version', 'one', '--json');
     expect(res.code).toBe(2);
   });
+});
+
+describe('rye bundle and the lane rule', () => {
+  const errorCode = (res: { json: () => Record<string, unknown> }) =>
+    (res.json() as { error: { code: string } }).error.code;
+  const MANIFEST = '.ai/bundles/apps/task-manager/manifest.yaml';
+
+  it('create refuses dot-paths, dependency folders and root files as includes; writes nothing', async () => {
+    const p = await project();
+    p.write('.env', 'SECRET=1\n');
+    p.write('tsconfig.json', '{}\n');
+    for (const include of [
+      '.env',
+      '.git',
+      '.venv',
+      'node_modules',
+      'tsconfig.json',
+      '.ai/tools/x',
+    ]) {
+      const res = await cli(
+        p,
+        'bundle',
+        'create',
+        TASK_MANAGER_ID,
+        '--version',
+        '1.0.0',
+        '--include',
+        include,
+        '--json',
+      );
+      expect(res.code, include).toBe(3);
+      expect(errorCode(res), include).toBe('BUNDLE_MANIFEST_INVALID');
+    }
+    expect(existsSync(join(p.project, MANIFEST))).toBe(false);
+  });
+
+  it('create refuses an app folder of another bundle (BUNDLE_FOLDER_CLAIMED)', async () => {
+    const p = await project();
+    expect((await cli(p, ...CREATE)).code).toBe(0);
+    p.write('.ai/tools/apps/other/run.py', 'print(1)\n');
+    const res = await cli(
+      p,
+      'bundle',
+      'create',
+      'apps/other',
+      '--version',
+      '1.0.0',
+      '--include',
+      'task-manager/client',
+      '--json',
+    );
+    expect(res.code).toBe(3);
+    expect(errorCode(res)).toBe('BUNDLE_FOLDER_CLAIMED');
+    expect(existsSync(join(p.project, '.ai/bundles/apps/other'))).toBe(false);
+  });
+
+  it('--include-node-modules lists the app’s dependencies, which verify then checks', async () => {
+    const p = await project();
+    const res = await cli(p, ...CREATE, '--include-node-modules', '--json');
+    expect(res.code, res.stdout + res.stderr).toBe(0);
+    const manifest = readFileSync(join(p.project, MANIFEST), 'utf8');
+    expect(manifest).toContain('task-manager/node_modules/x/index.js');
+    p.write('task-manager/node_modules/evil/index.js', 'planted\n');
+    const verified = await cli(p, 'bundle', 'verify', TASK_MANAGER_ID);
+    expect(verified.code).toBe(3);
+    expect(verified.stdout).toContain('unlisted   task-manager/node_modules/evil/index.js');
+  });
+
+  for (const [what, stray, include] of [
+    ['the project .env', '.env', null],
+    ['a dot-path in its app folder', 'task-manager/.npmrc', null],
+    ['another item’s folder', '.ai/tools/apps/task-manager2/run.py', null],
+    ['an app folder named .venv', '.venv/bin/python', '.venv'],
+  ] as const) {
+    it(`verify refuses a manifest signed by the user that lists ${what}`, async () => {
+      const p = await project();
+      await cli(p, ...CREATE);
+      const path = join(p.project, MANIFEST);
+      const manifest = parseManifest(readFileSync(path, 'utf8'), path);
+      p.write(stray, 'EVIL=1\n');
+      const files = new Map(manifest.files).set(stray, {
+        sha256: sha256Hex('EVIL=1\n'),
+        inlineSigned: false,
+      });
+      const includes =
+        include === null ? manifest.bundle.includes : [...manifest.bundle.includes, include];
+      const body = serializeManifest({
+        bundle: { ...manifest.bundle, includes },
+        files: new Map([...files].sort(([a], [b]) => (a < b ? -1 : 1))),
+      });
+      const signer = await readSigner(keyDir(p.spaces));
+      writeFileSync(path, signText(body, { itemType: 'tool', extension: '.yaml', signer }).text);
+      const res = await cli(p, 'bundle', 'verify', TASK_MANAGER_ID, '--json');
+      expect(res.code).toBe(3);
+      expect(errorCode(res)).toBe('BUNDLE_MANIFEST_INVALID');
+      expect(res.json<{ error: { message: string } }>().error.message).toContain(include ?? stray);
+    });
+  }
 });
 
 describe('the rye/core/bundler/bundler tool', () => {

@@ -100,7 +100,10 @@ interface Guarded {
 }
 
 /** A project whose bundle apps/guard lists `files` under app/, and the loader tool. */
-async function guarded(files: Record<string, string | Uint8Array>): Promise<Guarded> {
+async function guarded(
+  files: Record<string, string | Uint8Array>,
+  options: { includeNodeModules?: boolean } = {},
+): Promise<Guarded> {
   const p = await makeExecProject();
   p.write(`.ai/tools/${TOOL_ID}.mjs`, LOADER_TOOL);
   p.write(`.ai/tools/${TS_TOOL_ID}.ts`, TS_TOOL);
@@ -112,6 +115,7 @@ async function guarded(files: Record<string, string | Uint8Array>): Promise<Guar
     version: '1.0.0',
     includes: ['app'],
     signer: await readSigner(keyDir(p.spaces)),
+    includeNodeModules: options.includeNodeModules === true,
   });
   const marker = join(p.root, 'marker');
   const outside = join(p.root, 'outside');
@@ -146,14 +150,17 @@ const ESM = (value: string) => `export const value = ${JSON.stringify(value)};\n
 
 describe('bundle app folders under require()', () => {
   it('loads listed files through require and import (.js, .cjs, .mjs, .json)', async () => {
-    const g = await guarded({
-      'lib.js': CJS('js'),
-      'lib.cjs': CJS('cjs'),
-      'view.mjs': ESM('mjs'),
-      'data.json': '{"value": "json"}\n',
-      // Not bundled (node_modules is excluded): left to the package's own lockfile, as before.
-      'node_modules/dep/index.js': CJS('dep'),
-    });
+    const g = await guarded(
+      {
+        'lib.js': CJS('js'),
+        'lib.cjs': CJS('cjs'),
+        'view.mjs': ESM('mjs'),
+        'data.json': '{"value": "json"}\n',
+        // Listed only because the bundle was made with its app dependencies (issue 11).
+        'node_modules/dep/index.js': CJS('dep'),
+      },
+      { includeNodeModules: true },
+    );
     const result = await g.load(
       ['require', 'app/lib.js'],
       ['require', 'app/lib.cjs'],
@@ -392,6 +399,52 @@ describe('bundle app folders and package.json', () => {
       'BUNDLE_FILE_UNAUTHENTICATED',
       'app/lib/package.json',
     );
+  });
+});
+
+describe('bundle app folders and node_modules', () => {
+  /** A listed app module importing the bare specifier `dep`, from require and from import. */
+  const APP = {
+    'main.cjs': "module.exports = { value: require('dep').value };\n",
+    'main.mjs': "import dep from 'dep';\nexport const value = dep.value;\n",
+  };
+
+  it('refuses a package planted in an app folder’s node_modules (dependency-free bundle)', async () => {
+    const g = await guarded(APP);
+    g.p.write('app/node_modules/dep/package.json', '{"name": "dep", "main": "index.js"}\n');
+    g.p.write('app/node_modules/dep/index.js', g.evilCjs);
+    for (const main of ['app/main.cjs', 'app/main.mjs']) {
+      const result = await g.load([main.endsWith('.cjs') ? 'require' : 'import', main]);
+      expectRefused(g, result, 'BUNDLE_FILE_UNAUTHENTICATED', 'app/node_modules/dep/');
+    }
+  });
+
+  it('loads listed dependencies, and refuses one changed or added after signing', async () => {
+    const dep = { 'node_modules/dep/package.json': '{"name": "dep"}\n' };
+    const g = await guarded(
+      { ...APP, ...dep, 'node_modules/dep/index.js': CJS('dep') },
+      { includeNodeModules: true },
+    );
+    const ok = await g.load(['require', 'app/main.cjs'], ['import', 'app/main.mjs']);
+    expect(ok.status, JSON.stringify(ok.data)).toBe('success');
+    expect(ok.data).toEqual({ values: ['dep', 'dep'] });
+
+    g.p.write('app/node_modules/other/index.js', g.evilCjs);
+    const added = await g.load(['require', 'app/node_modules/other/index.js']);
+    expectRefused(g, added, 'BUNDLE_FILE_UNAUTHENTICATED', 'it is not listed');
+    writeFileSync(join(g.p.project, 'app/node_modules/dep/index.js'), g.evilCjs);
+    const changed = await g.load(['require', 'app/main.cjs']);
+    expectRefused(g, changed, 'INTEGRITY_HASH_MISMATCH', 'app/node_modules/dep/index.js');
+  });
+
+  it('refuses a node_modules package link leading out of the app folder', async () => {
+    const g = await guarded(APP);
+    writeFileSync(join(g.outside, 'package.json'), '{"name": "dep"}\n');
+    writeFileSync(join(g.outside, 'index.js'), g.evilCjs);
+    mkdirSync(join(g.p.project, 'app/node_modules'), { recursive: true });
+    symlinkSync(g.outside, join(g.p.project, 'app/node_modules/dep'));
+    const result = await g.load(['require', 'app/main.cjs']);
+    expectRefused(g, result, 'INTEGRITY_SYMLINK_ESCAPE', "outside the bundle's app folders");
   });
 });
 

@@ -10,6 +10,7 @@ type CreateOptions = CommonOptions & {
   description?: string;
   include: string[];
   exclude?: string[];
+  includeNodeModules?: boolean;
 };
 
 /** `rye bundle create|verify|inspect|list` — the same code as the bundler tool. */
@@ -34,6 +35,10 @@ export function bundleCommand(io: CliIo, run: Runner): Command {
       'folder or file name to leave out (replaces the defaults); repeatable',
       collect,
     )
+    .option(
+      '--include-node-modules',
+      "list every file of the app folders' node_modules (else the app must not load any)",
+    )
     .action((bundleId: string, options: CreateOptions) =>
       run(options, async () => {
         const ctx = contextOf(options, io);
@@ -51,6 +56,7 @@ export function bundleCommand(io: CliIo, run: Runner): Command {
               description: options.description,
               include: options.include,
               ...(options.exclude === undefined ? {} : { exclude: options.exclude }),
+              include_node_modules: options.includeNodeModules === true,
             },
             { onProgress: bar.report },
           )

@@ -6,7 +6,13 @@
  * as it was.
  */
 import { RyeError } from '../../errors/index.js';
-import { MANIFEST_FILE, readDigest } from '../../bundle/index.js';
+import {
+  MANIFEST_FILE,
+  claimConflict,
+  folderClaimed,
+  readDigest,
+  readFolderClaims,
+} from '../../bundle/index.js';
 import { sha256Hex } from '../../integrity/index.js';
 import { assertVersion, parseRegistryRef } from '../names.js';
 import type { BundleFileDocument } from '../wire.js';
@@ -37,7 +43,8 @@ export interface PullBundleInput {
  * @throws RyeError REGISTRY_REF_INVALID, the registry's and the transport's
  *   codes, every refusal of verifyAnswer and checkBundleAnswer,
  *   REGISTRY_CONTENT_INVALID (a blob with the wrong size or hash),
- *   REGISTRY_PULL_CONFLICT, INTEGRITY_SYMLINK_ESCAPE, FILE_WRITE_FAILED.
+ *   REGISTRY_PULL_CONFLICT, BUNDLE_FOLDER_CLAIMED (a file or app folder in
+ *   another project bundle's folder), INTEGRITY_SYMLINK_ESCAPE, FILE_WRITE_FAILED.
  */
 export async function pullBundle(
   session: RegistrySession,
@@ -65,6 +72,11 @@ export async function pullBundle(
   const label = `${namespace}/${bundleId}@${verified.statement.version}`;
 
   // Every target checked, and every conflict found, before a byte is downloaded.
+  // checkBundleAnswer kept the paths in the bundle's lane; none may land in another bundle's folder.
+  const claims = await readFolderClaims(session.spaces, bundleId);
+  const paths = checked.files.map((f) => f.path);
+  const claimed = claimConflict(checked.manifest.bundle.includes, paths, claims);
+  if (claimed !== undefined) throw folderClaimed(`pull ${label}; nothing was written`, claimed);
   const manifestBytes = Buffer.from(verified.text, 'utf8');
   const manifestTarget = await inspectTarget(project, `.ai/bundles/${bundleId}/${MANIFEST_FILE}`);
   const targets = new Map<string, Target>();

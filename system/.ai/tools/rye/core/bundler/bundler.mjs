@@ -19,6 +19,7 @@ export const CONFIG_SCHEMA = {
     description: { type: 'string' },
     include: { type: 'array', items: { type: 'string' } },
     exclude: { type: 'array', items: { type: 'string' } },
+    include_node_modules: { type: 'boolean', description: "list every file of the app folders' node_modules" },
   },
   required: ['action'],
   additionalProperties: false,

@@ -7,8 +7,11 @@
 //
 // A module is guarded when its real path, or any path it was reached by (the
 // lexical path of an import or require, or a path through a symbolic link
-// found inside a root), lies inside a root; `node_modules` below a root is
-// left to the package's own lockfile, as before. A guarded module must also
+// found inside a root), lies inside a root — `node_modules` below a root
+// included: a package planted at `<app>/node_modules/x` would otherwise run
+// unchecked and win over the project's copy, so an app's dependencies load
+// only when the bundle lists them (`rye bundle create --include-node-modules`).
+// A guarded module must also
 // *live* inside a root (else its relative imports would resolve outside the
 // guard), be listed under one of those paths with the hash of its bytes, and
 // every package.json between it and its root (Node reads them for "type",
@@ -112,16 +115,14 @@ function relativeIn(area, file) {
   return file.slice(area.length + 1);
 }
 
-/** True when `file` is inside a root and not in a `node_modules` folder below it. */
+/** True when `file` is inside a root (its `node_modules` folders included). */
 function inside(guard, file) {
-  return guard.areas.some((area) => {
-    const rel = relativeIn(area, file);
-    return rel !== null && !rel.split(path.sep).includes('node_modules');
-  });
+  return guard.areas.some((area) => relativeIn(area, file) !== null);
 }
 
 /**
- * Symbolic links inside the roots (not followed, node_modules skipped) whose
+ * Symbolic links inside the roots (not followed; node_modules walked too: its
+ * package links are how a bare specifier leaves a root) whose
  * target lies outside them: a module under such a target is reachable by a
  * path inside a root even when no lexical path was seen (a bare specifier
  * mapped by package.json "imports"/"exports", a directory's "main").
@@ -142,7 +143,7 @@ function scanLinks(guard, pairs) {
       if (entry.isSymbolicLink()) {
         const target = realpathOr(full);
         if (target !== full && !inside(guard, target)) found.push({ link: full, target });
-      } else if (entry.isDirectory() && entry.name !== 'node_modules') {
+      } else if (entry.isDirectory()) {
         pending.push(full);
       }
     }

@@ -4,7 +4,8 @@
 // the URL). `load` authenticates modules of a bundle's app folders
 // (RYE_VERIFIED_ROOTS): the bytes Node is about to run must be listed, with
 // the same SHA-256, in the verified manifest the executor wrote
-// (RYE_VERIFIED_MANIFEST); anything else is refused (rules in guard.cjs).
+// (RYE_VERIFIED_MANIFEST), `node_modules` below them included; anything else
+// is refused (rules in guard.cjs).
 // Other modules are untouched (the tool's own folder was verified before the spawn).
 import { fileURLToPath } from 'node:url';
 import { checkBytes, createGuard, realpathOr, verifyFile } from './guard.cjs';

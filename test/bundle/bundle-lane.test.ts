@@ -1,0 +1,276 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import {
+  includeProblem,
+  lanePathProblem,
+  manifestScopeProblem,
+  serializeManifest,
+  type BundleManifest,
+} from '../../src/bundle/index.js';
+import { execute } from '../../src/executor/index.js';
+import { readSigner, sha256Hex, signText } from '../../src/integrity/index.js';
+import { keyDir } from '../../src/items/index.js';
+import { pullBundle } from '../../src/registry/index.js';
+import { makeExecProject } from '../helpers/exec-project.js';
+import { refusal } from '../helpers/refusal.js';
+import {
+  bundleAnswer,
+  clientSpaces,
+  makeKey,
+  serveKey,
+  sessionFor,
+  snapshot,
+  startFakeRegistry,
+} from '../registry/client/fixtures.js';
+
+const ITEM_ROOTS = [
+  '.ai/directives/apps/todo',
+  '.ai/tools/apps/todo',
+  '.ai/knowledge/apps/todo',
+  '.ai/plans/todo',
+  '.ai/lockfiles/apps/todo',
+];
+
+describe('includeProblem()', () => {
+  it('accepts plain-named project folders', () => {
+    for (const include of ['todo', 'apps/todo', 'web/client-v2', 'a1/b.c/d_e']) {
+      expect(includeProblem(include), include).toBe(undefined);
+    }
+  });
+
+  it('refuses dot-paths, dependency and interpreter folders, and names that are not plain', () => {
+    const refused: Record<string, RegExp> = {
+      '.env': /starts with a dot/,
+      '.git': /starts with a dot/,
+      '.venv': /starts with a dot/,
+      'app/.git': /starts with a dot/,
+      '.ai': /inside \.ai\//,
+      '.ai/tools/apps/other': /inside \.ai\//,
+      node_modules: /dependency or interpreter folder/,
+      'app/Node_Modules': /dependency or interpreter folder/,
+      venv: /dependency or interpreter folder/,
+      'lib/site-packages': /dependency or interpreter folder/,
+      __pycache__: /not a plain name/,
+      '-rf': /not a plain name/,
+      '@scope': /not a plain name/,
+      'my app': /not a plain name/,
+      '../outside': /"\.\." segment/,
+      '/etc': /absolute path/,
+    };
+    for (const [include, why] of Object.entries(refused)) {
+      expect(includeProblem(include), include).toMatch(why);
+    }
+  });
+});
+
+describe('lanePathProblem()', () => {
+  const problem = (path: string, includes = ['todo']) =>
+    lanePathProblem(path, ITEM_ROOTS, includes);
+
+  it('accepts files strictly below the item folders and the app folders', () => {
+    for (const path of [
+      '.ai/tools/apps/todo/run.py',
+      '.ai/plans/todo/phase/plan.md',
+      'todo/src/app.js',
+      'todo/node_modules/dep/index.js',
+      'todo/node_modules/@scope/pkg/index.js',
+    ]) {
+      expect(problem(path), path).toBe(undefined);
+    }
+  });
+
+  it('refuses root files, another item’s or bundle’s folder and prefix look-alikes', () => {
+    for (const path of [
+      '.env',
+      'package.json',
+      'tsconfig.json',
+      'todo',
+      'todo2/src/app.js',
+      'apps/todo2/index.js',
+      '.ai/tools/apps/todo2/run.py',
+      '.ai/tools/apps/other/run.py',
+      '.ai/tools/apps/todo',
+    ]) {
+      expect(problem(path), path).toBe(`it lists ${path}, outside the bundle's folders`);
+    }
+    expect(lanePathProblem('apps/todo2/x.js', ITEM_ROOTS, ['apps/todo'])).toMatch(/outside/);
+  });
+
+  it('refuses dot segments anywhere below the folders', () => {
+    for (const path of [
+      'todo/.env',
+      'todo/.git/hooks/pre-commit',
+      'todo/.npmrc',
+      'todo/node_modules/.bin/x',
+      '.ai/tools/apps/todo/.env',
+    ]) {
+      expect(problem(path), path).toMatch(/is a dot-path$/);
+    }
+  });
+
+  it('refuses node_modules outside the app folders', () => {
+    expect(problem('.ai/tools/apps/todo/node_modules/x/index.js')).toMatch(
+      /a node_modules file outside the bundle's app folders/,
+    );
+  });
+});
+
+describe('manifestScopeProblem() and the lane rule', () => {
+  const manifest = (paths: string[], includes: string[]): BundleManifest => ({
+    bundle: {
+      id: 'apps/todo',
+      version: '1.0.0',
+      createdAt: '2026-02-11T00:00:00Z',
+      entrypoint: null,
+      description: '',
+      includes,
+    },
+    files: new Map(paths.map((p) => [p, { sha256: 'a'.repeat(64), inlineSigned: false }])),
+  });
+
+  it('refuses an include that is a dot-path or node_modules, and a listed .env', () => {
+    expect(manifestScopeProblem(manifest([], ['.env']), 'apps/todo')).toMatch(
+      /^it declares a bad folder .*starts with a dot/,
+    );
+    expect(manifestScopeProblem(manifest([], ['node_modules']), 'apps/todo')).toMatch(
+      /^it declares a bad folder .*dependency/,
+    );
+    expect(manifestScopeProblem(manifest(['.env'], ['todo']), 'apps/todo')).toBe(
+      "it lists .env, outside the bundle's folders",
+    );
+    expect(manifestScopeProblem(manifest(['todo/.env'], ['todo']), 'apps/todo')).toMatch(
+      /dot-path/,
+    );
+  });
+});
+
+const TOOL_DIR = '.ai/tools/apps/notes';
+const SETTINGS = '{"greeting": "hello"}\n';
+
+/**
+ * A python package tool of bundle apps/notes whose unsigned settings.json only
+ * a manifest can cover, and a manifest of apps/notes signed by the user's own
+ * (trusted) key listing those files plus `stray` with its true bytes.
+ */
+async function notesWithManifest(stray: string | null) {
+  const p = await makeExecProject();
+  const marker = join(p.root, 'marker');
+  p.write(`${TOOL_DIR}/__init__.py`, '');
+  p.write(`${TOOL_DIR}/settings.json`, SETTINGS);
+  p.write(
+    `${TOOL_DIR}/report.py`,
+    `import json, os
+__version__ = "1.0.0"
+__tool_type__ = "python"
+__executor_id__ = "rye/core/runtimes/python_script_runtime"
+__category__ = "apps/notes"
+__tool_description__ = "report"
+open(${JSON.stringify(marker)}, "w").write("ran")
+print(open(os.path.join(os.path.dirname(__file__), "settings.json")).read())
+`,
+  );
+  await p.sign('tool', 'apps/notes/report');
+  await p.sign('tool', 'apps/notes/__init__');
+  const files = new Map<string, { sha256: string; inlineSigned: boolean }>();
+  for (const [rel, inlineSigned] of [
+    [`${TOOL_DIR}/__init__.py`, true],
+    [`${TOOL_DIR}/report.py`, true],
+    [`${TOOL_DIR}/settings.json`, false],
+  ] as const) {
+    files.set(rel, { sha256: sha256Hex(readFileSync(join(p.project, rel))), inlineSigned });
+  }
+  if (stray !== null) {
+    p.write(stray, 'EVIL=1\n');
+    files.set(stray, { sha256: sha256Hex('EVIL=1\n'), inlineSigned: false });
+  }
+  const body = serializeManifest({
+    bundle: {
+      id: 'apps/notes',
+      version: '1.0.0',
+      createdAt: '2026-02-11T00:00:00Z',
+      entrypoint: null,
+      description: '',
+      includes: stray?.startsWith('notes-app/') === true ? ['notes-app'] : [],
+    },
+    files: new Map([...files].sort(([a], [b]) => (a < b ? -1 : 1))),
+  });
+  const signer = await readSigner(keyDir(p.spaces));
+  p.write(
+    '.ai/bundles/apps/notes/manifest.yaml',
+    signText(body, { itemType: 'tool', extension: '.yaml', signer }).text,
+  );
+  const run = () => execute({ spaces: p.spaces, toolId: 'apps/notes/report', env: p.env });
+  return { p, marker, run };
+}
+
+describe('execute() and a trusted manifest out of its lane', () => {
+  it('runs the tool when its own manifest stays in its lane (control)', async () => {
+    const { marker, run } = await notesWithManifest(null);
+    const result = await run();
+    expect(result.status, JSON.stringify(result)).toBe('success');
+    expect(existsSync(marker)).toBe(true);
+  });
+
+  for (const stray of [
+    '.env',
+    '.ai/tools/apps/other/evil.py',
+    `${TOOL_DIR}/.env`,
+    `${TOOL_DIR}/node_modules/dep/index.js`,
+  ]) {
+    it(`covers nothing when it lists ${stray}: nothing ran`, async () => {
+      const { marker, run } = await notesWithManifest(stray);
+      const refused = await refusal(run());
+      expect(refused.code).toBe('INTEGRITY_UNSIGNED');
+      expect(refused.message).toContain('settings.json');
+      expect(existsSync(marker), 'the tool ran').toBe(false);
+    });
+  }
+});
+
+describe('pullBundle() of a bundle out of its lane', () => {
+  const registryKey = makeKey();
+  const author = makeKey();
+  const OWN = {
+    '.ai/tools/apps/demo/run.py': 'print(1)\n',
+    'demo-app/index.html': '<h1>demo</h1>\n',
+  };
+
+  async function pullHostile(files: Record<string, string>, includes = ['demo-app']) {
+    const fake = await startFakeRegistry();
+    serveKey(fake, registryKey);
+    const c = clientSpaces();
+    const answer = bundleAnswer({
+      registry: registryKey,
+      author,
+      namespace: 'alice',
+      bundleId: 'apps/demo',
+      version: '1.0.0',
+      files: { ...OWN, ...files },
+      includes,
+    });
+    fake.routes.set('GET /v1/bundles/alice/apps/demo', { json: answer.doc });
+    for (const [sha, bytes] of answer.blobs) fake.routes.set(`GET /v1/blobs/${sha}`, { bytes });
+    const before = snapshot(c.spaces.project);
+    const refused = await refusal(
+      pullBundle(sessionFor(c.spaces, fake.url), { ref: 'alice/apps/demo' }),
+    );
+    expect(snapshot(c.spaces.project), 'the pull wrote files').toEqual(before);
+    expect(fake.seen.some((r) => r.startsWith('GET /v1/blobs/'))).toBe(false);
+    return refused;
+  }
+
+  for (const [name, files, includes] of [
+    ['a root .env', { '.env': 'EVIL=1\n' }, undefined],
+    ['a root package.json', { 'package.json': '{}\n' }, undefined],
+    ['a .git hook in its app folder', { 'demo-app/.git/hooks/pre-commit': 'x\n' }, undefined],
+    ['another item’s folder', { '.ai/tools/apps/demo2/run.py': 'x\n' }, undefined],
+    ['an app folder named .venv', { '.venv/bin/python': 'x\n' }, ['demo-app', '.venv']],
+    ['an app folder named node_modules', { 'node_modules/x/index.js': 'x\n' }, ['node_modules']],
+  ] as const) {
+    it(`writes nothing for ${name}`, async () => {
+      const refused = await pullHostile(files, includes === undefined ? undefined : [...includes]);
+      expect(refused.code).toBe('REGISTRY_CONTENT_INVALID');
+    });
+  }
+});
