@@ -61,7 +61,11 @@ export class VerifiedManifestCache extends TrustedCache<ManifestCacheEntry> {
   }
 
   /** @internal */
-  lookup(key: string, trust: TrustSet, subject: VerifySubject | null): ManifestCacheEntry | undefined {
+  lookup(
+    key: string,
+    trust: TrustSet,
+    subject: VerifySubject | null,
+  ): ManifestCacheEntry | undefined {
     return this.find(key, trust, subject);
   }
 

@@ -32,7 +32,10 @@ export function trustSetOf(keys: Iterable<TrustedKey>): TrustSet {
     const first = set.get(key.fingerprint);
     if (first === undefined) set.set(key.fingerprint, key);
     else if ((key.scopes?.length ?? 0) > 0)
-      set.set(key.fingerprint, { ...first, scopes: [...(first.scopes ?? []), ...(key.scopes ?? [])] });
+      set.set(key.fingerprint, {
+        ...first,
+        scopes: [...(first.scopes ?? []), ...(key.scopes ?? [])],
+      });
   }
   return set;
 }
