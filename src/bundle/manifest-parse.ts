@@ -3,9 +3,16 @@
  * come from a registry or a pulled archive, so everything is checked before a
  * caller can open or write any path the manifest names.
  */
-import { isAlias, isMap, isScalar, LineCounter, parseDocument, visit, type Document } from 'yaml';
-import { RyeError } from '../errors/index.js';
-import { ITEM_TYPES, isSemver, parseItemId, type ItemType } from '../items/index.js';
+import { isAlias, isMap, isScalar, LineCounter, visit, type Document } from 'yaml';
+import { RyeError, isRyeError } from '../errors/index.js';
+import {
+  ITEM_TYPES,
+  isSemver,
+  parseItemId,
+  parseYamlDocumentCapped,
+  type ItemType,
+  type YamlCaps,
+} from '../items/index.js';
 import { tryParseFilesFast } from './manifest-fast.js';
 import { comparePaths, manifestPathProblem } from './manifest-path.js';
 import type { BundleInfo, BundleManifest, ManifestEntry } from './types.js';
@@ -17,12 +24,23 @@ export const MAX_MANIFEST_BYTES = 16 * 1024 * 1024;
 const MAX_ISSUES = 100;
 const SHA256_RE = /^[0-9a-f]{64}$/;
 
+/**
+ * YAML work limits for the full parser. Every file entry carries a 64-character
+ * hash, so a real manifest has about one token per 6 bytes; one per 4 (plus a
+ * margin for small files) refuses a text of tiny tokens after a quarter of the
+ * library's work. A manifest nests 3 levels; 16 leaves room for any layout.
+ */
+function yamlCaps(text: string): YamlCaps {
+  return { maxLexemes: 100_000 + Math.ceil(text.length / 4), maxDepth: 16 };
+}
+
 class Issues {
   readonly list: string[] = [];
   count = 0;
-  add(issue: string): void {
+  /** `issue` may be a function, so an issue past the kept ones costs nothing to word. */
+  add(issue: string | (() => string)): void {
     this.count += 1;
-    if (this.list.length < MAX_ISSUES) this.list.push(issue);
+    if (this.list.length < MAX_ISSUES) this.list.push(typeof issue === 'string' ? issue : issue());
   }
 }
 
@@ -150,34 +168,44 @@ function readYamlDocument(text: string, issues: Issues): Document.Parsed | undef
   try {
     // uniqueKeys is checked below with a Set: the library's check is quadratic
     // in a map's size, a denial of service on a 16 MiB manifest.
-    const doc = parseDocument(text, {
+    // Tokens and nesting are capped while the text is tokenised, before the
+    // library's recursive composer runs.
+    const doc = parseYamlDocumentCapped(text, 'the manifest', yamlCaps(text), {
       schema: 'core',
       uniqueKeys: false,
       prettyErrors: false,
       lineCounter: lines,
     });
     for (const e of [...doc.errors, ...doc.warnings])
-      issues.add(`line ${lines.linePos(e.pos[0]).line}: ${e.message}`);
+      issues.add(() => `line ${lines.linePos(e.pos[0]).line}: ${e.message}`);
     // A manifest never needs anchors, aliases or tags: refusing them outright
     // defeats alias-expansion bombs and type confusion (`!!js/function`, `!foo`).
     visit(doc, {
       Node(_key, node) {
-        if (isAlias(node)) issues.add(`${at(node)}: YAML alias *${node.source} is not allowed`);
+        if (isAlias(node))
+          issues.add(() => `${at(node)}: YAML alias *${node.source} is not allowed`);
         if (node.anchor !== undefined)
-          issues.add(`${at(node)}: YAML anchor &${node.anchor} is not allowed`);
-        if (node.tag !== undefined) issues.add(`${at(node)}: YAML tag ${node.tag} is not allowed`);
+          issues.add(() => `${at(node)}: YAML anchor &${node.anchor} is not allowed`);
+        if (node.tag !== undefined)
+          issues.add(() => `${at(node)}: YAML tag ${node.tag} is not allowed`);
         // Same rule as `uniqueKeys: true`, in linear time; complex keys refused.
         const keys = new Set<unknown>();
         for (const { key } of isMap(node) ? node.items : []) {
-          if (!isScalar(key)) issues.add(`${at(node)}: map keys must be plain scalars`);
-          else if (keys.has(key.value)) issues.add(`${at(key)}: duplicate key ${show(key.value)}`);
+          if (!isScalar(key)) issues.add(() => `${at(node)}: map keys must be plain scalars`);
+          else if (keys.has(key.value))
+            issues.add(() => `${at(key)}: duplicate key ${show(key.value)}`);
           else keys.add(key.value);
         }
       },
     });
     return doc;
   } catch (error) {
-    // Deep nesting can exhaust the stack; treat any parser failure as hostile input.
+    if (isRyeError(error) && error.code === 'PARSE_UNSAFE_CONTENT') {
+      const { line, reason } = error.details as { line?: number; reason?: string };
+      issues.add(`line ${line ?? 1}: ${reason ?? error.message}`);
+      return undefined;
+    }
+    // Any other parser failure (the stack, say) is treated as hostile input too.
     issues.add(`the YAML cannot be read: ${messageOf(error)}`);
     return undefined;
   }

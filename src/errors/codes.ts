@@ -216,7 +216,7 @@ export const ERROR_CODES = {
   },
   PARSE_UNSAFE_CONTENT: {
     class: 'integrity',
-    hint: 'DOCTYPE/entity declarations, YAML alias expansion and deep nesting are refused in items.',
+    hint: 'DOCTYPE/entity declarations, YAML alias expansion, deep nesting, duplicate keys and inputs past the token caps are refused in items, manifests and trust files.',
   },
   TRUST_FINGERPRINT_MISMATCH: {
     class: 'integrity',

@@ -137,7 +137,7 @@ export async function execute(options: ExecuteOptions): Promise<ExecuteResult> {
     vars: runVars,
     baseEnv:
       snapshot === null ? baseEnv : { ...baseEnv, RYE_RUNTIME_LIB: snapshot.vars.runtime_lib },
-    dotenvTrust: options.trust ?? (await loadDotenvTrust(spaces)),
+    dotenvTrust: options.trust ?? (() => loadDotenvTrust(spaces)),
     params: options.params,
     filesVerified: [...chain.map((e) => e.path), ...deps.files.map((f) => f.absolutePath)],
     fastPath: deps.fastPath,

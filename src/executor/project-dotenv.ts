@@ -114,7 +114,7 @@ function signedText(text: string): string {
  */
 export async function readProjectDotenv(
   projectPath: string,
-  trust: TrustSet,
+  trust: TrustSet | (() => Promise<TrustSet>),
 ): Promise<ProjectDotenv> {
   const path = join(projectPath, DOTENV_FILE);
   try {
@@ -123,7 +123,9 @@ export async function readProjectDotenv(
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { status: 'absent', path };
     throw unreadable(path, error);
   }
-  return checkDotenvText(await readTextFile(path), path, trust);
+  // The trust stores are read only when there is a .env to check (most runs have none).
+  const keys = typeof trust === 'function' ? await trust() : trust;
+  return checkDotenvText(await readTextFile(path), path, keys);
 }
 
 /**

@@ -47,7 +47,8 @@ export interface PlanInput {
   readonly vars: TemplateVars;
   readonly baseEnv: Readonly<Record<string, string | undefined>>;
   /** Keys that may sign the project `.env` (see `loadDotenvTrust`). */
-  readonly dotenvTrust: TrustSet;
+  /** The keys that may sign the project `.env` (read only when there is one). */
+  readonly dotenvTrust: TrustSet | (() => Promise<TrustSet>);
   readonly params: unknown;
   readonly filesVerified: readonly string[];
   readonly fastPath: boolean;

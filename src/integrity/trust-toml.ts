@@ -9,14 +9,24 @@ export const MAX_TRUST_FILE_BYTES = 64 * 1024;
 
 /**
  * Parse a trusted-key TOML document (ARCHITECTURE.md layout). The fingerprint
- * is recomputed from the PEM and must equal the recorded one. Optional
- * `scope` (id patterns) and `item_types` limit what the key may sign
+ * is recomputed from the PEM and must equal the recorded one. Untrusted input:
+ * a text over {@link MAX_TRUST_FILE_BYTES} is refused before the TOML parser
+ * sees it, whoever read it (the parser's own work grows with the text).
+ * Optional `scope` (id patterns) and `item_types` limit what the key may sign
  * (`key-scope.ts`); a malformed one makes the whole file invalid, never
  * unrestricted.
  *
  * @throws RyeError TRUST_FILE_INVALID, KEY_INVALID, TRUST_FINGERPRINT_MISMATCH
  */
 export function parseTrustToml(text: string, source: string): TrustedKey {
+  const bytes = text.length > MAX_TRUST_FILE_BYTES ? text.length : Buffer.byteLength(text, 'utf8');
+  if (bytes > MAX_TRUST_FILE_BYTES) {
+    throw new RyeError(
+      'TRUST_FILE_INVALID',
+      `Cannot parse trusted key ${source}: it is at least ${bytes} bytes, over the cap of ${MAX_TRUST_FILE_BYTES}`,
+      { source, bytes, maxBytes: MAX_TRUST_FILE_BYTES },
+    );
+  }
   let doc: Record<string, unknown>;
   try {
     doc = parseToml(text) as Record<string, unknown>;

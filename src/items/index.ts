@@ -5,6 +5,8 @@ export { itemCategory, itemName, parseItemId, problemWith } from './item-id.js';
 export { ITEM_EXTENSIONS, ITEM_FOLDERS, ITEM_TYPES, parseItemType } from './item-type.js';
 export type { ItemType } from './item-type.js';
 export { extractMetadata } from './metadata/read-metadata.js';
+export { parseYamlDocumentCapped } from './metadata/yaml-document.js';
+export type { YamlCaps } from './metadata/yaml-document.js';
 export type {
   DirectiveMetadata,
   ItemMetadata,

@@ -4,7 +4,11 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { isRyeError } from '../../src/errors/index.js';
 import { ITEM_TYPES } from '../../src/items/index.js';
-import { MAX_MANIFEST_BYTES, parseManifest } from '../../src/bundle/manifest-parse.js';
+import {
+  MAX_MANIFEST_BYTES,
+  parseManifest,
+  parseManifestWith,
+} from '../../src/bundle/manifest-parse.js';
 import {
   bundleManifestPath,
   comparePaths,
@@ -317,5 +321,52 @@ describe('manifest paths', () => {
       join('/p/.ai', 'bundles', 'apps', 'task-manager', 'manifest.yaml'),
     );
     expect(() => bundleManifestPath('/p/.ai', '../x')).toThrow(/Cannot use item id/);
+  });
+});
+
+describe('parseManifest() on hostile 1 MB texts', () => {
+  const MB = 1024 * 1024;
+  /** `part(0) + part(1) + …` until the text reaches `size` characters. */
+  const grow = (part: (i: number) => string, size = MB): string => {
+    const parts: string[] = [];
+    for (let i = 0, length = 0; length < size; i += 1) {
+      parts.push(part(i));
+      length += parts[i]?.length ?? 0;
+    }
+    return parts.join('');
+  };
+
+  it('refuses 500,000 nested flow sequences while tokenising (once a stack overflow)', () => {
+    const issues = issuesOf(`${'['.repeat(MB / 2)}${']'.repeat(MB / 2)}`);
+    expect(issues).toEqual(['line 1: collections nested deeper than 16 levels']);
+  });
+
+  it('refuses 1 MB of tiny tokens at the token budget', () => {
+    const issues = issuesOf(manifest(grow((i) => `  f${i}: 1\n`)));
+    expect(issues).toEqual([expect.stringMatching(/^line \d+: more than \d+ YAML tokens$/)]);
+  });
+
+  it('refuses 1 MB of aliases at the token budget, or each alias, never expanding one', () => {
+    expect(issuesOf(`a: &a x\nb: [${grow(() => '*a, ')}*a]\n`).join('\n')).toMatch(
+      /more than \d+ YAML tokens/,
+    );
+    const fewer = issuesOf(`a: &a x\nb: [${'*a, '.repeat(5000)}*a]\n`);
+    expect(fewer).toHaveLength(100);
+  });
+
+  it('reads a 1.2 MB manifest in the Python layout through the full parser', () => {
+    const files = grow(
+      (i) =>
+        `  .ai/tools/pkg_${i % 10}/module_${i}.py:\n    inline_signed: true\n    sha256: '${String(i).padStart(64, '0')}'\n`,
+      1.2 * MB,
+    );
+    let path: string | undefined;
+    const m = parseManifestWith(manifest(files), 'python.yaml', { onPath: (p) => (path = p) });
+    expect(path).toBe('full');
+    expect(m.files.size).toBe(files.match(/sha256/g)?.length);
+    expect(m.files.get('.ai/tools/pkg_7/module_7.py')).toEqual({
+      sha256: '7'.padStart(64, '0'),
+      inlineSigned: true,
+    });
   });
 });

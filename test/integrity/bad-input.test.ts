@@ -3,6 +3,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
+  MAX_TRUST_FILE_BYTES,
   formatTrustToml,
   generateKeyPair,
   loadTrustStore,
@@ -212,6 +213,21 @@ describe('trusted-key TOML', () => {
       'TRUST_FILE_INVALID',
       'TRUST_FINGERPRINT_MISMATCH',
     ]);
+  });
+
+  it('TRUST_FILE_INVALID for 1 MB of TOML tables, before the TOML parser reads it', () => {
+    const hostile = Array.from({ length: 150_000 }, (_, i) => `[t${i}]`).join('\n');
+    expect(hostile.length).toBeGreaterThan(1024 * 1024);
+    expect(() => parseTrustToml(hostile, 'big.toml')).toThrow(
+      expect.objectContaining({
+        code: 'TRUST_FILE_INVALID',
+        message: expect.stringMatching(/over the cap of 65536$/),
+      }),
+    );
+    // Just under the cap, a padded key file still reads.
+    const padded = `${'# padding\n'.repeat((MAX_TRUST_FILE_BYTES - good.length - 20) / 10)}${good}`;
+    expect(Buffer.byteLength(padded)).toBeLessThanOrEqual(MAX_TRUST_FILE_BYTES);
+    expect(parseTrustToml(padded, 'padded.toml').owner).toBe('alice');
   });
 
   it('TRUST_FILE_INVALID for a TOML document without the key table', () => {

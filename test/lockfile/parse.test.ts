@@ -291,3 +291,38 @@ describe('parseLockfile() refuses', () => {
     expect(refusal(text(doc)).issues).toHaveLength(3);
   });
 });
+
+describe('parseLockfile() on hostile 1 MB texts', () => {
+  const MB = 1024 * 1024;
+
+  it('refuses 500,000 nested arrays at the JSON depth cap', () => {
+    const { code, issues } = refusal(`${'['.repeat(MB / 2)}${']'.repeat(MB / 2)}`);
+    expect(code).toBe('LOCKFILE_INVALID');
+    expect(issues.join('\n')).toContain('nesting deeper than 64 levels');
+  });
+
+  it('lists every bad path of a 1 MB files map', () => {
+    const files: Record<string, string> = {};
+    for (let i = 0; i < 25_000; i += 1) files[`../escape/${i}.py`] = `sha256:${H2}`;
+    const doc = v2();
+    depsOf(doc)['files'] = files;
+    const source = text(doc);
+    expect(source.length).toBeGreaterThan(MB);
+    const { code, issues } = refusal(source);
+    expect(code).toBe('LOCKFILE_INVALID');
+    expect(issues).toHaveLength(25_000);
+    expect(issues[0]).toContain('has a ".." segment');
+  });
+
+  it('reads a 1 MB v2 lockfile of 12,000 files', () => {
+    const files: Record<string, string> = {};
+    for (let i = 0; i < 12_000; i += 1) files[`pkg_${i % 10}/module_${i}.py`] = `sha256:${H3}`;
+    const doc = v2();
+    depsOf(doc)['files'] = files;
+    const source = text(doc);
+    expect(source.length).toBeGreaterThan(MB);
+    const lockfile = parseLockfile(source, 'big.lock.json');
+    expect(lockfile.lockfileVersion).toBe(2);
+    expect(Object.keys(lockfile.verifiedDeps?.files ?? {})).toHaveLength(12_000);
+  });
+});

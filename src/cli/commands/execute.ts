@@ -119,8 +119,15 @@ function humanLines(result: ExecuteResult): string[] {
       `  env set by rye: ${p.env_keys.join(', ') || '-'}`,
       `  .env: ${p.dotenv}`,
       `  anchor: ${p.anchor.applied ? p.anchor.path : 'not applied'}`,
+      `  runs from: ${p.snapshot ?? '-'}`,
       `  files verified (${p.files_verified.length}):`,
       ...p.files_verified.map((f) => `    ${f}`),
+      ...(p.files_left_out.length === 0
+        ? []
+        : [
+            `  left out, nothing authenticates them (${p.files_left_out.length}):`,
+            ...p.files_left_out.map((f) => `    ${f}`),
+          ]),
     );
   }
   if (result.error !== undefined)
@@ -135,17 +142,28 @@ function humanLines(result: ExecuteResult): string[] {
 /**
  * Tools run in their own process group, out of reach of the terminal's Ctrl-C:
  * while one runs, SIGINT/SIGTERM kill its group, then end rye (exit 130/143).
- * Returns the function that removes the handlers.
+ * Returns the function that ends the forwarding (the handlers stay: a signal
+ * that arrives afterwards still ends rye, as it should).
  */
 function forwardInterrupts(killRunningTools: () => number): () => void {
-  const onSignal = (signal: NodeJS.Signals): void => {
-    killRunningTools();
-    process.exit(signal === 'SIGINT' ? 130 : 143);
-  };
-  process.once('SIGINT', onSignal);
-  process.once('SIGTERM', onSignal);
+  stopRunningTools = killRunningTools;
+  if (!interruptsInstalled) {
+    // Installed once and never removed: a signal that arrives during synchronous
+    // work is dispatched only on a later turn, and removing the listener first
+    // would drop it (the run would then exit as if nothing happened).
+    interruptsInstalled = true;
+    process.on('SIGINT', onInterrupt);
+    process.on('SIGTERM', onInterrupt);
+  }
   return () => {
-    process.off('SIGINT', onSignal);
-    process.off('SIGTERM', onSignal);
+    stopRunningTools = null;
   };
+}
+
+let interruptsInstalled = false;
+let stopRunningTools: (() => number) | null = null;
+
+function onInterrupt(signal: NodeJS.Signals): void {
+  stopRunningTools?.();
+  process.exit(signal === 'SIGINT' ? 130 : 143);
 }

@@ -119,7 +119,10 @@ function readPermissions(el: XmlElement): DirectivePermissions {
     const grants = verb.children.length === 0 ? [{ tag: '*', text: verb.text }] : verb.children;
     for (const grant of grants) {
       if (grant.text === '') continue;
-      byType.set(grant.tag, [...(byType.get(grant.tag) ?? []), grant.text]);
+      // Appended in place: copying the list per grant is quadratic in a hostile list.
+      const patterns = byType.get(grant.tag);
+      if (patterns === undefined) byType.set(grant.tag, [grant.text]);
+      else patterns.push(grant.text);
     }
   }
   return Object.fromEntries(

@@ -21,7 +21,8 @@ const DASHES_END = /^(?:---|\.\.\.)\s*$/;
  *
  * Every key is kept in `fields`; validate.ts checks the required ones.
  *
- * @throws RyeError PARSE_UNSAFE_CONTENT for YAML alias bombs; METADATA_PARSE_FAILED
+ * @throws RyeError PARSE_UNSAFE_CONTENT for YAML over the caps of parseYamlSafe
+ *   (alias bombs, nesting, more than MAX_YAML_LEXEMES tokens); METADATA_PARSE_FAILED
  *   for YAML syntax errors, an unterminated front matter block or a non-mapping
  *   document; ITEM_UNSUPPORTED_EXTENSION for any other extension.
  */

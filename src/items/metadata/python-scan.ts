@@ -53,6 +53,7 @@ class PythonModuleScanner {
   private pos = 0;
   private brackets = 0;
   private readonly found = new Map<string, FoundConstant>();
+  private braceSearch = { from: Infinity, at: -1 };
 
   constructor(
     private readonly text: string,
@@ -190,7 +191,7 @@ class PythonModuleScanner {
         // In f-strings `\{` leaves the brace to open a field; `\N{...}` is a named escape.
         if (formatted && next === '{') p += 1;
         else if (formatted && !raw && next === 'N' && text.charAt(p + 2) === '{') {
-          p = Math.max(text.indexOf('}', p), p + 2) + 1;
+          p = Math.max(this.closeBraceFrom(p), p + 2) + 1;
         } else p += text.startsWith('\r\n', p + 1) ? 3 : 2;
       } else if (formatted && c === '{') {
         p = text.charAt(p + 1) === '{' ? p + 2 : this.skipField(p + 1, nesting + 1, q);
@@ -235,6 +236,18 @@ class PythonModuleScanner {
         p++;
       }
     }
+  }
+
+  /**
+   * The first `}` at or after `from` (-1: none). The last search is kept: a file
+   * of `\N{` without any `}` would otherwise search to its end once per escape.
+   */
+  private closeBraceFrom(from: number): number {
+    const last = this.braceSearch;
+    if (from >= last.from && (last.at < 0 || from <= last.at)) return last.at;
+    const at = this.text.indexOf('}', from);
+    this.braceSearch = { from, at };
+    return at;
   }
 
   private wordEnd(p: number): number {

@@ -1,4 +1,5 @@
 import { RyeError } from '../../errors/index.js';
+import { jsonNodeToValue, parseJsonAst } from '../../integrity/index.js';
 import { findJsConstants } from './js-scan.js';
 import { lineColumnAt, metadataError } from './literal-cursor.js';
 import { MAX_LITERAL_DEPTH, parsePythonLiteral } from './literal-parser.js';
@@ -52,9 +53,14 @@ const SHELL_ASSIGNMENT = /^[ \t]*#[ \t]*([A-Za-z_][A-Za-z0-9_]*)[ \t]*=(?!=)/;
  * `None`/`null` executor_id is present with the value null; `isEntryPoint` is
  * true when tool_type or executor_id is present; values are plain data (null-prototype objects from the literal parser).
  *
+ * Untrusted input: every reader is linear in the text, with caps (literal
+ * length, nesting, YAML lexemes and aliases) that refuse hostile files fast.
+ *
  * @throws RyeError METADATA_PARSE_FAILED for a recognised constant that is not
- *   a literal, is set twice or is rebound, and for YAML/JSON syntax errors;
- *   PARSE_UNSAFE_CONTENT for nesting beyond 64 levels or YAML alias bombs.
+ *   a literal, is set twice or is rebound, and for YAML/JSON syntax errors
+ *   (YAML duplicate keys included); PARSE_UNSAFE_CONTENT for nesting beyond 64
+ *   levels, YAML alias bombs or more than MAX_YAML_LEXEMES lexemes, and JSON
+ *   duplicate keys.
  */
 export function extractToolMetadata(text: string, extension: string, source: string): ToolMetadata {
   const body = text.startsWith('\uFEFF') ? text.slice(1) : text;
@@ -131,23 +137,13 @@ function assertDepth(root: object, source: string, format: string): void {
   visit(root, 1);
 }
 
+/**
+ * The strict JSON parser the signature layer uses (linear, depth capped before
+ * any recursion, duplicate keys refused), so metadata is read from the very
+ * document that was hashed.
+ */
 function parseJson(text: string, source: string): unknown {
-  try {
-    return JSON.parse(text) as unknown;
-  } catch (error) {
-    // V8 quotes the offending text in some messages: keep the message to one short line.
-    const message = error instanceof Error ? error.message : String(error);
-    const why = message.replace(/, ".*" is not valid JSON$/s, '');
-    const position = /at position (\d+)/.exec(why)?.[1];
-    const where = position === undefined ? undefined : lineColumnAt(text, Number(position));
-    const suffix = where === undefined ? '' : ` at line ${where.line} column ${where.column}`;
-    throw new RyeError(
-      'METADATA_PARSE_FAILED',
-      `Cannot parse JSON in ${source}: ${why.replace(/ in JSON at position \d+.*$/s, '')}${suffix}`,
-      { source, ...where },
-      { cause: error },
-    );
-  }
+  return jsonNodeToValue(parseJsonAst(text, source));
 }
 
 /**

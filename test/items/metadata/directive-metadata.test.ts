@@ -366,6 +366,34 @@ describe('extractDirectiveMetadata() refusals', () => {
   });
 });
 
+describe('extractDirectiveMetadata() on hostile 1 MB files', () => {
+  const MB = 1024 * 1024;
+  const span = (inner: string): string =>
+    `<directive name="d" version="1.0.0">\n<metadata><description>d</description></metadata>\n${inner}\n</directive>`;
+  const file = (inner: string): string => {
+    const xml = span(inner);
+    return `# Hostile\n\n\`\`\`xml\n${xml}\n\`\`\`\n\n${'Body text.\n'.repeat((MB - xml.length) / 11)}`;
+  };
+
+  it('reads 17,000 grants of one type in a 1 MB file (once one copy of the list per grant)', () => {
+    const grants = '<tool>a</tool>'.repeat(17_000);
+    const text = file(`<permissions><execute>${grants}</execute></permissions>`);
+    expect(text.length).toBeGreaterThan(MB - 11);
+    const meta = extractDirectiveMetadata(text, 'hostile.md');
+    const permissions = meta.sections['permissions'] as Record<string, Record<string, string[]>>;
+    expect(permissions['execute']?.['tool']).toHaveLength(17_000);
+  });
+
+  it('refuses a 1 MB span and 1 MB of unclosed elements before parsing', () => {
+    expect(expectRefusal(span('<a>b</a>'.repeat(MB / 8)), 'PARSE_UNSAFE_CONTENT').message).toMatch(
+      /span over 262144 characters/,
+    );
+    expect(expectRefusal(span('<a>'.repeat(80_000)), 'PARSE_UNSAFE_CONTENT').message).toMatch(
+      /nesting 80001 elements deep/,
+    );
+  });
+});
+
 describe('extractDirectiveMetadata() on real directives', () => {
   it('reads name and version from every directive in the shared vectors', (ctx) => {
     if (!existsSync(VECTORS)) ctx.skip(`shared vectors not found at ${VECTORS}`);

@@ -122,3 +122,25 @@ describe('extractKnowledgeMetadata()', () => {
     }
   });
 });
+
+describe('extractKnowledgeMetadata() on hostile 1 MB files', () => {
+  const MB = 1024 * 1024;
+  const keys = (count: number): string =>
+    Array.from({ length: count }, (_, i) => `k${i}: ${i}`).join('\n');
+
+  it('refuses 1 MB of front matter keys (once a quadratic duplicate-key check)', () => {
+    const text = `\`\`\`yaml\n${keys(110_000)}\n\`\`\`\n`;
+    expect(text.length).toBeGreaterThan(MB);
+    refusal(text, '.md', 'PARSE_UNSAFE_CONTENT');
+    refusal(keys(110_000), '.yaml', 'PARSE_UNSAFE_CONTENT');
+  });
+
+  it('reads small front matter above a 1 MB body', () => {
+    const text = `${SIGNATURE}\n\`\`\`yaml\n${FRONT}\n\`\`\`\n${'Body <b>text</b> & more.\n'.repeat(MB / 24)}`;
+    expect(extractKnowledgeMetadata(text, '.md', 'entry').fields).toEqual(FIELDS);
+  });
+
+  it('refuses a never-closed front matter block over 1 MB of lines', () => {
+    refusal(`---\n${'a: b\n'.repeat(MB / 5)}`, '.md', 'METADATA_PARSE_FAILED');
+  });
+});

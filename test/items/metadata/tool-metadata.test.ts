@@ -523,3 +523,67 @@ describe('extractToolMetadata() entry points', () => {
     expect(extractToolMetadata('executor_id: null\n', '.yaml', 'p.yaml').isEntryPoint).toBe(true);
   });
 });
+
+describe('extractToolMetadata() on hostile 1 MB files', () => {
+  const MB = 1024 * 1024;
+  /** `part(0) + part(1) + …` until the text reaches `size` characters. */
+  const grow = (part: (i: number) => string, size = MB): string => {
+    const parts: string[] = [];
+    for (let i = 0, length = 0; length < size; i += 1) {
+      parts.push(part(i));
+      length += parts[i]?.length ?? 0;
+    }
+    return parts.join('');
+  };
+
+  it('refuses a YAML tool of 1 MB of distinct keys (once a quadratic duplicate-key check)', () => {
+    const text = `executor_id: rye/core/primitives/subprocess\n${grow((i) => `k${i}: 1\n`)}`;
+    refusal(() => extractToolMetadata(text, '.yaml', 'hostile.yaml'), 'PARSE_UNSAFE_CONTENT');
+  });
+
+  it('refuses a YAML tool nested 500,000 deep before the composer recurses', () => {
+    const text = `config: ${'['.repeat(MB / 2)}${']'.repeat(MB / 2)}\n`;
+    const error = refusal(
+      () => extractToolMetadata(text, '.yml', 'deep.yml'),
+      'PARSE_UNSAFE_CONTENT',
+    );
+    expect(error.message).toContain('nested deeper than');
+  });
+
+  it('reads a Python module of 1 MB of \\N{ in an f-string (once a search to the end per escape)', () => {
+    const text = `x = f"""${grow(() => '\\N{')}"""\n__version__ = "1.0.0"\n`;
+    expect(extractToolMetadata(text, '.py', 'hostile.py').fields).toEqual({ version: '1.0.0' });
+  });
+
+  it('reads 1 MB of Python, JavaScript and shell that hold no constants', () => {
+    const py = grow((i) => `v${i} = [1, {"a": (2,)}]  # c\n`);
+    const js = grow((i) => `const v${i} = a / b / [c] / d; /* c */ // x\n`);
+    const sh = grow((i) => `# comment ${i} = x\n`);
+    expect(extractToolMetadata(py, '.py', 'a.py').fields).toEqual({});
+    expect(extractToolMetadata(js, '.mjs', 'a.mjs').fields).toEqual({});
+    expect(extractToolMetadata(sh, '.sh', 'a.sh').fields).toEqual({});
+  });
+
+  it('refuses a 1 MB literal, a 1 MB nesting and 1 MB of nested templates', () => {
+    const long = `__version__ = "${'a'.repeat(MB)}"\n`;
+    refusal(() => extractToolMetadata(long, '.py', 'long.py'));
+    const deep = `CONFIG = ${'['.repeat(MB)}`;
+    refusal(() => extractToolMetadata(deep, '.py', 'deep.py'), 'PARSE_UNSAFE_CONTENT');
+    const templates = `const x = ${'`${'.repeat(MB / 3)}`;
+    refusal(() => extractToolMetadata(templates, '.js', 'tpl.js'), 'PARSE_UNSAFE_CONTENT');
+  });
+
+  it('refuses JSON nested 500,000 deep before any recursion, and JSON duplicate keys', () => {
+    const deep = `{"config": ${'['.repeat(MB / 2)}${']'.repeat(MB / 2)}}`;
+    refusal(() => extractToolMetadata(deep, '.json', 'deep.json'), 'PARSE_UNSAFE_CONTENT');
+    const twice = '{"executor_id": "a/b", "executor_id": null}';
+    refusal(() => extractToolMetadata(twice, '.json', 'twice.json'), 'PARSE_UNSAFE_CONTENT');
+  });
+
+  it('reads a 1 MB JSON object of 60,000 keys', () => {
+    const text = `{"version": "1.0.0", ${grow((i) => `"k${i}": ${i}, `)}"z": 0}`;
+    const meta = extractToolMetadata(text, '.json', 'big.json');
+    expect(meta.fields).toEqual({ version: '1.0.0' });
+    expect(Object.keys(meta.extra).length).toBeGreaterThan(50_000);
+  });
+});
