@@ -117,7 +117,13 @@ async function inspect(
 ): Promise<BundlerResult> {
   const { space, path } = await findManifest(spaces, bundleId, 'inspect');
   const text = await readTextFile(path, MAX_MANIFEST_BYTES);
-  const signature = verifyText(text, { itemType: 'tool', extension: '.yaml', trust, path });
+  const signature = verifyText(text, {
+    itemType: 'tool',
+    extension: '.yaml',
+    trust,
+    path,
+    subject: { itemId: bundleId, itemType: 'bundle' },
+  });
   const manifest = parseManifest(text, path);
   return {
     ok: true,

@@ -7,6 +7,7 @@ import {
   verdictReason,
   verifyText,
   type TrustSet,
+  type VerifySubject,
 } from '../integrity/index.js';
 import type { SpaceName } from '../items/index.js';
 import { decodeText, readFileCapped, unreadable } from '../platform/index.js';
@@ -60,8 +61,12 @@ export class VerifiedManifestCache extends TrustedCache<ManifestCacheEntry> {
   }
 
   /** @internal */
-  lookup(key: string, trust: TrustSet): ManifestCacheEntry | undefined {
-    return this.find(key, trust);
+  lookup(
+    key: string,
+    trust: TrustSet,
+    subject: VerifySubject | null,
+  ): ManifestCacheEntry | undefined {
+    return this.find(key, trust, subject);
   }
 
   /** @internal */
@@ -75,8 +80,11 @@ export class VerifiedManifestCache extends TrustedCache<ManifestCacheEntry> {
  * as a `.yaml` tool item against `trust`, then parse the same bytes. It must
  * list only its own bundle's folders (`manifestScopeProblem`, as `rye bundle
  * verify` and a pull require) and lie at
- * `<base>/.ai/bundles/<bundle.id>/manifest.yaml`. Served
- * from `cache` while the bytes and the signing key's trust are unchanged.
+ * `<base>/.ai/bundles/<bundle.id>/manifest.yaml`. The signature counts only
+ * from a key whose scope covers that bundle id as a `bundle` (the user's own
+ * key and other unrestricted keys do): a key trusted for other items never
+ * speaks for a bundle's unsigned files. Served from `cache` while the bytes
+ * and the signing key's trust (and scope) are unchanged.
  *
  * @throws RyeError with the verdict's code (INTEGRITY_UNSIGNED,
  *   INTEGRITY_HASH_MISMATCH, INTEGRITY_UNTRUSTED_KEY, INTEGRITY_BAD_SIGNATURE,
@@ -97,11 +105,21 @@ export async function verifiedManifest(
   });
   const bytes = await readFileCapped(real, MAX_MANIFEST_BYTES);
   const key = `${real}\0${sha256Hex(bytes)}`;
-  let entry = cache.lookup(key, trust);
+  // The id the manifest's place says it speaks for, checked against its signer's scope.
+  const placeId = bundleIdOfPath(abs);
+  const subject: VerifySubject | null =
+    placeId === null ? null : { itemId: placeId, itemType: 'bundle' };
+  let entry = cache.lookup(key, trust, subject);
   if (entry === undefined) {
     cache.countVerification();
     const text = decodeText(bytes, abs);
-    const result = verifyText(text, { itemType: 'tool', extension: '.yaml', trust, path: abs });
+    const result = verifyText(text, {
+      itemType: 'tool',
+      extension: '.yaml',
+      trust,
+      path: abs,
+      subject,
+    });
     if (!result.ok || result.fingerprint === null) {
       const { verdict, fingerprint, contentHash: expected, actualHash: actual } = result;
       throw new RyeError(
@@ -130,7 +148,7 @@ export async function verifiedManifest(
     cache.remember(key, entry);
   }
   const bundleId = entry.manifest.bundle.id;
-  const base = await baseOf(abs, bundleId);
+  const base = await baseOf(abs, bundleId, placeId);
   return {
     path: abs,
     bundleId,
@@ -142,11 +160,28 @@ export async function verifiedManifest(
   };
 }
 
+/**
+ * The bundle id of `<base>/.ai/bundles/<id>/manifest.yaml` (the last
+ * `.ai/bundles` on the path), or null when the path has another shape.
+ */
+export function bundleIdOfPath(abs: string): string | null {
+  const marker = `${sep}.ai${sep}bundles${sep}`;
+  const tail = `${sep}manifest.yaml`;
+  const at = abs.lastIndexOf(marker);
+  if (at === -1 || !abs.endsWith(tail)) return null;
+  const id = abs.slice(at + marker.length, abs.length - tail.length);
+  return id === '' ? null : id.split(sep).join('/');
+}
+
 /** The real `<base>` of `<base>/.ai/bundles/<id>/manifest.yaml`, or a refusal. */
-async function baseOf(abs: string, bundleId: string): Promise<string> {
+async function baseOf(abs: string, bundleId: string, placeId: string | null): Promise<string> {
   const suffix = join('.ai', 'bundles', ...bundleId.split('/'), 'manifest.yaml');
   const base = abs.endsWith(`${sep}${suffix}`) ? abs.slice(0, -suffix.length - 1) || sep : null;
-  if (base === null || bundleManifestPath(join(base, '.ai'), bundleId) !== abs) {
+  if (
+    base === null ||
+    placeId !== bundleId ||
+    bundleManifestPath(join(base, '.ai'), bundleId) !== abs
+  ) {
     // A manifest copied under another bundle's folder would be read against the wrong base.
     throw new RyeError(
       'BUNDLE_MANIFEST_INVALID',

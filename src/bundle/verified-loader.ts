@@ -48,6 +48,11 @@ export interface VerifyDependencyOptions {
   readonly cache?: VerifiedManifestCache;
   readonly maxBytes?: number;
   readonly formats?: SignatureFormatTable;
+  /**
+   * The tool the file is loaded for, checked against a restricted signer's
+   * scope; absent: the id its place under `.ai/tools` gives it.
+   */
+  readonly toolId?: string;
 }
 
 /**
@@ -91,8 +96,10 @@ export async function verifyDependency(
   const found = (): Promise<BundleLookup> =>
     findBundlesFor(options.spaces, real, { trust: options.trust, cache });
 
-  if (await underToolsRoot(options.spaces, real)) {
-    const inline = inlineOutcome(bytes, real, sha256, options);
+  const toolsRoot = await underToolsRoot(options.spaces, real);
+  if (toolsRoot !== undefined) {
+    const toolId = options.toolId ?? idUnder(toolsRoot, real);
+    const inline = inlineOutcome(bytes, real, sha256, toolId, options);
     if (inline !== undefined) return inline;
     const unlisted = 'neither inline-signed nor listed in a verified bundle manifest';
     return byManifest(await found(), real, sha256, unlisted);
@@ -148,6 +155,7 @@ function inlineOutcome(
   bytes: Buffer,
   real: string,
   sha256: string,
+  toolId: string,
   options: VerifyDependencyOptions,
 ): VerifiedDependencyResult | undefined {
   const extension = extname(real).toLowerCase();
@@ -161,7 +169,8 @@ function inlineOutcome(
     throw error;
   }
   const { trust } = options;
-  const r = verifyText(text, { itemType: 'tool', extension, trust, path: real, formats });
+  const subject = { itemId: toolId, itemType: 'tool' as const };
+  const r = verifyText(text, { itemType: 'tool', extension, trust, path: real, formats, subject });
   if (r.ok && r.contentHash !== null && r.fingerprint !== null) {
     const { contentHash, fingerprint } = r;
     return { via: 'inline', path: real, sha256, contentHash, fingerprint, signer: r.signer ?? '' };
@@ -172,12 +181,20 @@ function inlineOutcome(
   throw refusal(r.code, real, verdictReason(r), { verdict, fingerprint, expected, actual });
 }
 
-async function underToolsRoot(spaces: Spaces, real: string): Promise<boolean> {
+/** The real `.ai/tools` folder of the first space holding `real` strictly inside, else undefined. */
+async function underToolsRoot(spaces: Spaces, real: string): Promise<string | undefined> {
   for (const space of SPACE_NAMES) {
     const root = await realpath(join(aiDir(spaces, space), 'tools')).catch(() => undefined);
-    if (root !== undefined && relativeInside(root, real)) return true; // strictly inside
+    if (root !== undefined && relativeInside(root, real)) return root; // strictly inside
   }
-  return false;
+  return undefined;
+}
+
+/** The id-shaped path of a file under a tools root: relative, `/`-separated, without extension. */
+function idUnder(root: string, real: string): string {
+  const rel = relativeInside(root, real) ?? '';
+  const dot = rel.lastIndexOf('.');
+  return dot > rel.lastIndexOf('/') ? rel.slice(0, dot) : rel;
 }
 
 function unauthenticated(found: BundleLookup, real: string, why: string): RyeError {

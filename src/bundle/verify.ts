@@ -12,7 +12,14 @@ import {
   type TrustSet,
   type Verdict,
 } from '../integrity/index.js';
-import { SPACE_NAMES, aiDir, type SpaceName, type Spaces } from '../items/index.js';
+import {
+  ITEM_FOLDERS,
+  SPACE_NAMES,
+  aiDir,
+  type ItemType,
+  type SpaceName,
+  type Spaces,
+} from '../items/index.js';
 import { decodeText, mapLimit, pathExists, readFileCapped } from '../platform/index.js';
 import { isNodeModulesPath } from './bundle-lane.js';
 import { walkBundle } from './collect.js';
@@ -111,6 +118,8 @@ export async function verifyBundle(input: VerifyBundleInput): Promise<BundleRepo
     extension: '.yaml',
     trust,
     path,
+    // Only a key scoped for this bundle (or unrestricted) speaks for its files.
+    subject: { itemId: bundleId, itemType: 'bundle' },
   });
   const { ok, code, message, fingerprint, signer } = verdict;
   const check: ManifestCheck = { ok, verdict: verdict.verdict, code, message, fingerprint, signer };
@@ -292,10 +301,18 @@ async function inlineFailure(
     extension: rel.slice(rel.lastIndexOf('.')),
     trust,
     path: rel,
+    subject: { itemId: itemIdOfPath(rel, itemType), itemType },
   });
   return result.ok
     ? undefined
     : { code: result.code ?? 'INTEGRITY_BAD_SIGNATURE', message: result.message };
+}
+
+/** The id of `.ai/<type folder>/<id><ext>` (a bundle path that itemTypeOfPath typed). */
+function itemIdOfPath(rel: string, itemType: ItemType): string {
+  const inside = rel.slice(`.ai/${ITEM_FOLDERS[itemType]}/`.length);
+  const dot = inside.lastIndexOf('.');
+  return dot > inside.lastIndexOf('/') ? inside.slice(0, dot) : inside;
 }
 
 /**

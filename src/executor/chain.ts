@@ -126,6 +126,8 @@ async function readElement(
     extension: item.extension,
     trust,
     path: item.path,
+    // Each element for its own id: a key scoped for the tool cannot vouch for its runtime.
+    subject: { itemId: item.itemId, itemType: 'tool' },
   });
   if (!verification.ok) {
     throw new RyeError(

@@ -56,6 +56,8 @@ export interface DependencyInput {
   readonly anchorPath: string | null;
   readonly config: VerifyDepsConfig | null;
   readonly runtimeLib: string | null;
+  /** The runtime declaring `runtimeLib` (its files are verified as that runtime). */
+  readonly runtimeId?: string | null;
   /** Base folder of the root tool's space: lockfile anchor paths are relative to it. */
   readonly spaceBase: string;
   readonly lock: LockInUse | null;
@@ -106,6 +108,7 @@ export async function checkDependencies(input: DependencyInput): Promise<Depende
         config,
         trust,
         cache,
+        subject: { itemId: input.toolId, itemType: 'tool' },
         acceptThirdParty: input.acceptThirdParty === true,
         ...lists(input),
         ...(input.manifestCovers === undefined ? {} : { manifestCovers: input.manifestCovers }),
@@ -121,7 +124,7 @@ export async function checkDependencies(input: DependencyInput): Promise<Depende
     checkDeps(input.toolId, lock, null, input.spaceBase);
   }
   if (input.runtimeLib !== null) {
-    const report = await verifyRuntimeLib(input.runtimeLib, trust, cache);
+    const report = await verifyRuntimeLib(input.runtimeLib, trust, cache, input.runtimeId ?? null);
     if (report !== null) lib = { base: report.base, files: report.files };
   }
   const files = [...(scope?.files ?? []), ...(lib?.files ?? [])];

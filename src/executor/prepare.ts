@@ -9,6 +9,7 @@ import {
   anchorApplies,
   anchorContext,
   findAnchorConfig,
+  findAnchorElement,
   findVerifyDepsConfig,
   resolveAnchorPath,
 } from './anchor.js';
@@ -108,6 +109,7 @@ export async function prepareRun(
     anchorPath: applied ? vars.anchor_path : null,
     config: findVerifyDepsConfig(chain),
     runtimeLib: libUsed && vars.runtime_lib !== '' ? vars.runtime_lib : null,
+    runtimeId: findAnchorElement(chain)?.itemId ?? null,
     spaceBase: spaces[tool.space],
     lock,
     trust,
@@ -160,6 +162,7 @@ export async function rootVersion(
     extension: item.extension,
     trust: trust ?? (await loadSpaceTrust(spaces)).trust,
     path: item.path,
+    subject: { itemId: item.itemId, itemType: 'tool' },
   });
   if (!verification.ok) {
     throw new RyeError(

@@ -21,7 +21,9 @@ export const RUNTIME_LIB_DEPS: VerifyDepsConfig = {
 /**
  * Verify the runtime library folder, or return null when the chain declares
  * none or the folder does not exist (a runtime whose lib is missing simply
- * has nothing there to load).
+ * has nothing there to load). Every file is verified as the runtime
+ * `runtimeId` that declares the library: a key scoped for a project tool
+ * cannot vouch for a runtime's code.
  *
  * @throws RyeError the INTEGRITY_* code of the first file that fails.
  */
@@ -29,6 +31,7 @@ export async function verifyRuntimeLib(
   libPath: string,
   trust: TrustSet,
   cache: VerifiedFileCache,
+  runtimeId: string | null = null,
 ): Promise<DepsReport | null> {
   if (libPath === '') return null;
   try {
@@ -36,5 +39,6 @@ export async function verifyRuntimeLib(
   } catch {
     return null;
   }
-  return verifyDependencies({ base: libPath, config: RUNTIME_LIB_DEPS, trust, cache });
+  const subject = runtimeId === null ? null : { itemId: runtimeId, itemType: 'tool' as const };
+  return verifyDependencies({ base: libPath, config: RUNTIME_LIB_DEPS, trust, cache, subject });
 }

@@ -9,6 +9,7 @@ import {
   verifyTextAsync,
   type TrustSet,
   type VerifyResult,
+  type VerifySubject,
 } from '../integrity/index.js';
 import { decodeText, readFileCappedSync, relativeInside, unreadable } from '../platform/index.js';
 import type { VerifyDepsConfig } from './types.js';
@@ -54,6 +55,12 @@ export interface VerifyDepsInput {
   readonly config: VerifyDepsConfig;
   readonly trust: TrustSet;
   readonly cache: VerifiedFileCache;
+  /**
+   * The item every file is verified for, against a restricted key's scope:
+   * the tool for its dependency scope, the runtime for its library. Absent:
+   * only unrestricted keys count.
+   */
+  readonly subject?: VerifySubject | null;
   /**
    * Files that carry no signature (or cannot: `.jsx`, `.css`…) are accepted when
    * a verified bundle manifest lists them with this raw SHA-256 (seed 002: inline
@@ -112,7 +119,8 @@ export async function verifyDependencies(input: VerifyDepsInput): Promise<DepsRe
   // Read and hash every file, then run the signature checks of the cache misses
   // together: the Ed25519 work spreads over the thread pool (every core).
   const { taken, leftOut } = partition(collect(base, recursive, config), input.manifestLists);
-  const checks = taken.map((c) => prepare(c, base, trust, cache));
+  const subject = input.subject ?? null;
+  const checks = taken.map((c) => prepare(c, base, trust, cache, subject));
   const verdicts = await Promise.all(
     checks.map((check) =>
       check.cached !== undefined || check.candidate.kind !== 'signed'
@@ -122,6 +130,7 @@ export async function verifyDependencies(input: VerifyDepsInput): Promise<DepsRe
             extension: check.candidate.ext,
             trust,
             path: check.candidate.abs,
+            subject,
           }),
     ),
   );
@@ -276,6 +285,7 @@ function prepare(
   base: string,
   trust: TrustSet,
   cache: VerifiedFileCache,
+  subject: VerifySubject | null,
 ): PreparedCheck {
   // Platform errors (FILE_*) keep their code; their message is re-framed around the dependency.
   const guard = <T>(fn: () => T): T => {
@@ -300,7 +310,7 @@ function prepare(
     thirdParty: c.kind === 'third-party',
   });
   const signed = c.kind === 'signed';
-  const cached = signed ? cache.lookup(key, trust) : undefined;
+  const cached = signed ? cache.lookup(key, trust, subject) : undefined;
   const text = cached === undefined && signed ? guard(() => decodeText(bytes, c.abs)) : '';
   return { candidate: c, key, cached, text, rawSha256, file };
 }

@@ -1,6 +1,7 @@
 import { extname } from 'node:path';
 import { isRyeError } from '../errors/index.js';
 import { readTextFile } from '../platform/index.js';
+import type { VerifySubject } from './key-scope.js';
 import type { ItemType, SignatureFormatTable } from './signature-formats.js';
 import type { TrustSet } from './trust.js';
 import { emptyResult, type VerifyResult } from './verdict.js';
@@ -9,13 +10,18 @@ import { verifyTextAsync } from './verify.js';
 /**
  * Read one file (size-capped, strict UTF-8) and verify it. I/O failures
  * (FILE_UNREADABLE, FILE_BINARY, FILE_TOO_LARGE) become the `unreadable`
- * verdict with their code, never "unsigned".
+ * verdict with their code, never "unsigned". `options.subject` is the item
+ * checked against a restricted key's scope (see VerifyTextOptions).
  */
 export async function verifyFile(
   path: string,
   itemType: ItemType,
   trust: TrustSet,
-  options: { extension?: string; formats?: SignatureFormatTable } = {},
+  options: {
+    extension?: string;
+    formats?: SignatureFormatTable;
+    subject?: VerifySubject | null;
+  } = {},
 ): Promise<VerifyResult> {
   let text: string;
   try {
@@ -35,5 +41,6 @@ export async function verifyFile(
     trust,
     path,
     ...(options.formats === undefined ? {} : { formats: options.formats }),
+    ...(options.subject === undefined ? {} : { subject: options.subject }),
   });
 }

@@ -4,6 +4,7 @@ import { locateCommentSignature } from './comment-signature.js';
 import { hexDigestsEqual, normalizeNewlines, sha256Hex } from './hash.js';
 import { directiveSpan, toolHashedText, type Coverage } from './hashed-content.js';
 import { readJsonSignature } from './json-signature.js';
+import { describeScopes, scopesCover, type VerifySubject } from './key-scope.js';
 import { verifyBytes, verifyBytesAsync } from './keys.js';
 import {
   DEFAULT_SIGNATURE_FORMATS,
@@ -27,6 +28,13 @@ export interface VerifyTextOptions {
   /** Shown in messages and results. */
   readonly path?: string | null;
   readonly formats?: SignatureFormatTable;
+  /**
+   * The item the bytes are trusted as (id and type), checked against the
+   * signing key's scope. A dependency file of a multi-file tool is checked as
+   * the tool, a runtime library file as its runtime, a bundle manifest as the
+   * bundle. Without it only unrestricted keys count.
+   */
+  readonly subject?: VerifySubject | null;
 }
 
 interface Candidate {
@@ -40,9 +48,11 @@ interface Candidate {
  * verdict with a code (INTEGRITY_UNSIGNED, INTEGRITY_SIGNATURE_MISPLACED,
  * INTEGRITY_MALFORMED_SIGNATURE, INTEGRITY_DUPLICATE_SIGNATURE,
  * INTEGRITY_HASH_MISMATCH, INTEGRITY_UNTRUSTED_KEY, INTEGRITY_BAD_SIGNATURE,
- * ITEM_UNSUPPORTED_EXTENSION, or the JSON parser's code).
+ * ITEM_UNSUPPORTED_EXTENSION, or the JSON parser's code). A trusted key whose
+ * scope does not cover `options.subject` is INTEGRITY_UNTRUSTED_KEY for it.
  *
- * Order of checks: signature line → content hash → trusted key → Ed25519.
+ * Order of checks: signature line → content hash → trusted key (and its
+ * scope) → Ed25519.
  */
 export function verifyText(rawText: string, options: VerifyTextOptions): VerifyResult {
   const plan = planVerification(rawText, options);
@@ -123,7 +133,7 @@ function planVerification(
       label,
       fields,
       [{ coverage: null, text: json.hashedText }],
-      options.trust,
+      options,
     );
   }
 
@@ -174,7 +184,7 @@ function planVerification(
     label,
     located.fields,
     candidatesFor(options.itemType, located.body, text),
-    options.trust,
+    options,
   );
 }
 
@@ -198,7 +208,7 @@ function checkSignature(
   label: string,
   fields: SignatureFields,
   candidates: Iterable<Candidate>,
-  trust: TrustSet,
+  options: VerifyTextOptions,
 ): VerifyResult | PendingCheck {
   const signed: VerifyResult = {
     ...base,
@@ -230,13 +240,26 @@ function checkSignature(
     };
   }
   const found: VerifyResult = { ...signed, actualHash, coverage: matched.coverage };
-  const key = trust.get(fields.fingerprint);
+  const key = options.trust.get(fields.fingerprint);
   if (key === undefined) {
     return fail(
       found,
       'untrusted_key',
       'INTEGRITY_UNTRUSTED_KEY',
       `Cannot verify ${label}: signed by key ${fields.fingerprint}, which is not trusted`,
+    );
+  }
+  if (!scopesCover(key.scopes, options.subject)) {
+    const subject = options.subject;
+    const what =
+      subject === null || subject === undefined
+        ? 'and this check does not name an item'
+        : `not ${subject.itemType} ${subject.itemId}`;
+    return fail(
+      found,
+      'untrusted_key',
+      'INTEGRITY_UNTRUSTED_KEY',
+      `Cannot verify ${label}: signed by key ${fields.fingerprint}${key.owner === '' ? '' : ` (${key.owner})`}, which is trusted only for ${describeScopes(key.scopes)}, ${what}`,
     );
   }
   const signature = decodeSignature(fields.signature);

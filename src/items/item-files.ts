@@ -76,7 +76,10 @@ export async function signItemFile(
   return { item, fields: signed.fields, role, removedSignatures: signed.removedSignatures };
 }
 
-/** Verify one resolved item against a trust set. */
+/** Verify one resolved item against a trust set (a restricted key must be scoped for its id and type). */
 export async function verifyItemFile(item: ResolvedItem, trust: TrustSet): Promise<VerifyResult> {
-  return verifyFile(item.path, item.itemType, trust, { extension: item.extension });
+  return verifyFile(item.path, item.itemType, trust, {
+    extension: item.extension,
+    subject: { itemId: item.itemId, itemType: item.itemType },
+  });
 }

@@ -5,6 +5,7 @@ import {
   formatTrustToml,
   loadTrustStore,
   readTrustFile,
+  type KeyScope,
   type LoadedTrust,
   type TrustedKey,
 } from '../integrity/index.js';
@@ -24,14 +25,15 @@ export async function loadSpaceTrust(spaces: Spaces): Promise<LoadedTrust> {
 }
 
 /**
- * Trust a key from a PEM or TOML file: write `<space>/.ai/trusted_keys/<FP>.toml`.
+ * Trust a key from a PEM or TOML file: write `<space>/.ai/trusted_keys/<FP>.toml`,
+ * limited to `options.scope` when given (else to the TOML file's own scope, if any).
  *
  * @throws RyeError SPACE_READ_ONLY, FILE_*, TRUST_FILE_INVALID, KEY_INVALID, TRUST_FINGERPRINT_MISMATCH
  */
 export async function addTrustedKey(
   spaces: Spaces,
   source: string,
-  options: { owner?: string | undefined; space?: SpaceName } = {},
+  options: { owner?: string | undefined; space?: SpaceName; scope?: KeyScope | undefined } = {},
 ): Promise<{ key: TrustedKey; path: string }> {
   const space = options.space ?? 'user';
   if (space === 'system') {
@@ -41,7 +43,9 @@ export async function addTrustedKey(
       {},
     );
   }
-  const key = await readTrustFile(source, options.owner);
+  const read = await readTrustFile(source, options.owner);
+  // A scope given here replaces the file's own (`rye trust add --scope`).
+  const key = options.scope === undefined ? read : { ...read, scopes: [options.scope] };
   const path = join(trustDir(spaces, space), `${key.fingerprint}.toml`);
   await writeFileAtomic(path, formatTrustToml(key));
   return { key: { ...key, source: path }, path };

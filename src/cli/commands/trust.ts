@@ -1,4 +1,12 @@
 import { Command } from 'commander';
+import { RyeError } from '../../errors/index.js';
+import {
+  SCOPE_ITEM_TYPES,
+  describeScopes,
+  scopePatternProblem,
+  type KeyScope,
+  type ScopeItemType,
+} from '../../integrity/index.js';
 import {
   addTrustedKey,
   loadSpaceTrust,
@@ -20,17 +28,42 @@ export function trustCommand(io: CliIo, run: Runner): Command {
     .argument('<file>', 'PEM public key or TOML trusted-key document')
     .option('--owner <name>', 'owner recorded with the key')
     .option('--space <space>', 'user or project', 'user')
-    .action((file: string, options: CommonOptions & { owner?: string; space: string }) =>
+    .option(
+      '--scope <pattern>',
+      'only item ids matching: an id, prefix/* (one level) or prefix/** (any depth); repeatable',
+      collect,
+      [],
+    )
+    .option(
+      '--item-type <type>',
+      `only items of this type (${SCOPE_ITEM_TYPES.join(', ')}); repeatable`,
+      collect,
+      [],
+    )
+    .action((file: string, options: AddOptions) =>
       run(options, async () => {
         const ctx = contextOf(options, io);
         const space = parseSpaceName(options.space, ['user', 'project']);
         const { key, path } = await addTrustedKey(ctx.spaces, file, {
           owner: options.owner,
           space,
+          scope: scopeOf(options),
         });
-        emit(ctx, { ok: true, fingerprint: key.fingerprint, owner: key.owner, space, path }, [
-          `Trusted ${key.fingerprint} (${key.owner === '' ? 'no owner' : key.owner}) in ${space} space: ${path}`,
-        ]);
+        const scope = (key.scopes?.length ?? 0) === 0 ? '' : ` for ${describeScopes(key.scopes)}`;
+        emit(
+          ctx,
+          {
+            ok: true,
+            fingerprint: key.fingerprint,
+            owner: key.owner,
+            space,
+            path,
+            ...scopeJson(key.scopes),
+          },
+          [
+            `Trusted ${key.fingerprint} (${key.owner === '' ? 'no owner' : key.owner}) in ${space} space${scope}: ${path}`,
+          ],
+        );
         return 0;
       }),
     );
@@ -46,7 +79,9 @@ export function trustCommand(io: CliIo, run: Runner): Command {
           owner: k.owner,
           space: k.space,
           path: k.source,
-          shadowed: loaded.trust.get(k.fingerprint) !== k,
+          // The effective key of a repeated fingerprint is the first one read (with every copy's scope).
+          shadowed: loaded.trust.get(k.fingerprint)?.source !== k.source,
+          ...scopeJson(k.scopes),
         }));
         for (const w of loaded.warnings) warn(ctx, w);
         emit(
@@ -56,7 +91,7 @@ export function trustCommand(io: CliIo, run: Runner): Command {
             ? ['No trusted keys.']
             : keys.map(
                 (k) =>
-                  `${k.fingerprint}  ${k.space.padEnd(7)}  ${k.owner === '' ? '-' : k.owner}${k.shadowed ? '  (shadowed)' : ''}`,
+                  `${k.fingerprint}  ${k.space.padEnd(7)}  ${k.owner === '' ? '-' : k.owner}${k.restrictions.length === 0 ? '' : `  for ${describeScopes(k.restrictions)}`}${k.shadowed ? '  (shadowed)' : ''}`,
               ),
         );
         return 0;
@@ -88,4 +123,55 @@ export function trustCommand(io: CliIo, run: Runner): Command {
       }),
     );
   return trust;
+}
+
+type AddOptions = CommonOptions & {
+  owner?: string;
+  space: string;
+  scope: string[];
+  itemType: string[];
+};
+
+function collect(value: string, previous: string[] = []): string[] {
+  return [...previous, value];
+}
+
+/**
+ * The restriction `--scope` / `--item-type` ask for, or undefined for none.
+ *
+ * @throws RyeError USAGE_INVALID_ARGUMENT for a bad pattern or type.
+ */
+function scopeOf(options: AddOptions): KeyScope | undefined {
+  if (options.scope.length === 0 && options.itemType.length === 0) return undefined;
+  for (const pattern of options.scope) {
+    const why = scopePatternProblem(pattern);
+    if (why !== undefined) throw usage(`--scope "${pattern}": ${why}`);
+  }
+  for (const type of options.itemType) {
+    if (!(SCOPE_ITEM_TYPES as readonly string[]).includes(type))
+      throw usage(`--item-type "${type}": use ${SCOPE_ITEM_TYPES.join(', ')}`);
+  }
+  return {
+    ids: options.scope.length === 0 ? null : [...new Set(options.scope)],
+    itemTypes:
+      options.itemType.length === 0 ? null : [...new Set(options.itemType as ScopeItemType[])],
+  };
+}
+
+function usage(why: string): RyeError {
+  return new RyeError('USAGE_INVALID_ARGUMENT', `Cannot trust the key: ${why}`, {});
+}
+
+/** `scope` / `item_types` of a key for JSON output: null when unrestricted on that axis. */
+function scopeJson(scopes: readonly KeyScope[] | undefined): {
+  scope: readonly string[] | null;
+  item_types: readonly string[] | null;
+  restrictions: readonly KeyScope[];
+} {
+  const first = scopes?.[0];
+  return {
+    scope: first?.ids ?? null,
+    item_types: first?.itemTypes ?? null,
+    restrictions: scopes ?? [],
+  };
 }

@@ -26,7 +26,7 @@ import { attestationSummary } from './pull-item.js';
 import { pinnedRegistryKey } from './registry-key.js';
 import type { RegistrySession } from './session.js';
 import { writeAllOrNothing, type FileWrite } from './stage-files.js';
-import { trustAuthorKey } from './trust-author.js';
+import { BUNDLE_ITEM_TYPES, trustAuthorKey } from './trust-author.js';
 import { verifyAnswer } from './verify-answer.js';
 
 /** One blob download may take this long. */
@@ -98,7 +98,11 @@ export async function pullBundle(
   }));
   if (!manifestUnchanged) writes.push({ absolute: manifestTarget.absolute, bytes: manifestBytes });
   await writeAllOrNothing(writes);
-  const trusted = await trustAuthorKey(session, verified.author, namespace, key.fingerprint);
+  // The author's key may sign this bundle's manifest and the items in its folders, nothing more.
+  const trusted = await trustAuthorKey(session, verified.author, namespace, key.fingerprint, {
+    ids: [bundleId, `${bundleId}/**`],
+    itemTypes: BUNDLE_ITEM_TYPES,
+  });
   return {
     ok: true,
     action: 'pull_bundle',

@@ -80,7 +80,11 @@ export async function pullItem(
 
   if (!unchanged) await writeFileAtomic(target.absolute, bytes);
   for (const other of others) await rm(other.absolute, { force: true });
-  const trusted = await trustAuthorKey(session, verified.author, namespace, key.fingerprint);
+  // The author's key may sign this id and type in the project, nothing more.
+  const trusted = await trustAuthorKey(session, verified.author, namespace, key.fingerprint, {
+    ids: [itemId],
+    itemTypes: [itemType],
+  });
   const lock = itemType === 'tool' ? await lockPulledTool(session, itemId, verified) : null;
   return {
     ok: true,
