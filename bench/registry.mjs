@@ -15,6 +15,7 @@ import {
   parsePrivateKey,
   resolveSpaces,
   runRegistryAction,
+  signKeyProof,
   signText,
 } from '../dist/src/index.js';
 import { startRegistry } from '../scripts/registry-process.mjs';
@@ -155,11 +156,23 @@ export async function newAuthor(url, username) {
     password: 'bench-password-1',
   });
   const pair = generateKeyPair();
-  await call(url, 'POST', '/v1/keys', session.token, { public_key: pair.publicKeyPem });
   const signer = {
     privateKey: parsePrivateKey(pair.privateKeyPem),
     fingerprint: fingerprintOf(pair.publicKeyPem),
   };
+  // Proof of possession (issue 11): sign the registry's challenge with the key.
+  const asked = await call(url, 'POST', '/v1/keys/challenge', session.token);
+  const signature = signKeyProof(signer.privateKey, {
+    registryFingerprint: asked.registry_fingerprint,
+    username,
+    keyFingerprint: signer.fingerprint,
+    challenge: asked.challenge,
+  });
+  await call(url, 'POST', '/v1/keys', session.token, {
+    public_key: pair.publicKeyPem,
+    challenge: asked.challenge,
+    signature,
+  });
   return { token: session.token, signer, pair };
 }
 

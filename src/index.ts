@@ -99,7 +99,7 @@ export type { BundleManifest, BundleReport, VerifiedDependencyResult } from './b
 export { execute, updateLockfile, verifyLockfiles } from './executor/index.js';
 export type { ExecuteOptions, ExecuteResult } from './executor/index.js';
 
-export { REGISTRY_ACTIONS, runRegistryAction } from './registry/index.js';
+export { REGISTRY_ACTIONS, runRegistryAction, signKeyProof } from './registry/index.js';
 export type {
   RegistryAction,
   RegistryActionOptions,

@@ -378,6 +378,31 @@ export const ERROR_CODES = {
     class: 'integrity',
     hint: 'Downloaded content failed verification (signature, hash or path); nothing was written.',
   },
+  // Issue 11: proof of possession, safe TOFU, declared versions.
+  REGISTRY_INSECURE_TRANSPORT: {
+    class: 'integrity',
+    hint: 'Plain http:// is trusted only on loopback; use https://, or pin the key first with `rye registry pin --fingerprint FP` (credentials still need https).',
+  },
+  REGISTRY_KEY_PROOF_MISSING: {
+    class: 'failure',
+    hint: 'Registering an author key needs a signed challenge; `rye registry keys add` makes one.',
+  },
+  REGISTRY_KEY_PROOF_EXPIRED: {
+    class: 'failure',
+    hint: 'The key challenge expired (or the registry restarted); run `rye registry keys add` again.',
+  },
+  REGISTRY_KEY_PROOF_REUSED: {
+    class: 'failure',
+    hint: 'Each key challenge is good for one attempt; run `rye registry keys add` again.',
+  },
+  REGISTRY_KEY_PROOF_INVALID: {
+    class: 'integrity',
+    hint: 'The challenge was not signed by the private key of the key registered; register only your own key.',
+  },
+  REGISTRY_VERSION_MISMATCH: {
+    class: 'usage',
+    hint: 'Publish the version the item declares (or edit and re-sign it); --allow-version-mismatch overrides.',
+  },
 
   // Internal errors: a bug, reported with exit 1.
   INTERNAL_ERROR: {

@@ -10,6 +10,14 @@ export {
 } from './attestation.js';
 export type { AttestationStatement } from './attestation.js';
 export {
+  KEY_CHALLENGE_RE,
+  KEY_PROOF_CONTEXT,
+  keyProofMessage,
+  keyProofVerifies,
+  signKeyProof,
+} from './key-proof.js';
+export type { KeyProofFields } from './key-proof.js';
+export {
   USERNAME_RE,
   assertRegistryId,
   assertVersion,

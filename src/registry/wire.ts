@@ -88,6 +88,21 @@ export interface WhoamiDocument {
   readonly keys: readonly { readonly fingerprint: string; readonly added_at: string }[];
 }
 
+/**
+ * `POST /v1/keys/challenge`: a single-use challenge bound to the caller's
+ * account, to sign with the key being registered (`key-proof.ts`). The
+ * client signs with its own pinned registry fingerprint and username, not
+ * with these echoes, which are informative.
+ */
+export interface KeyChallengeDocument {
+  /** 32 random bytes, base64url without padding. */
+  readonly challenge: string;
+  readonly registry_fingerprint: string;
+  readonly username: string;
+  /** `YYYY-MM-DDTHH:MM:SSZ`. */
+  readonly expires_at: string;
+}
+
 /** `GET /v1/versions?…`. */
 export interface VersionsDocument {
   readonly versions: readonly {

@@ -163,8 +163,15 @@ describe('rye registry, end to end', () => {
   it('push and pull one item of each type; a pulled tool runs and its lockfile names the registry', async () => {
     const carol = await author(server.url, 'carol');
     carol.write('.ai/tools/utils/greet.py', TOOL);
-    carol.write('.ai/directives/utils/hello.md', DIRECTIVE('hello', 'utils'));
-    carol.write('.ai/knowledge/utils/facts.md', KNOWLEDGE('facts'));
+    // Each item declares the version it is pushed as (issue 11: they must agree).
+    carol.write(
+      '.ai/directives/utils/hello.md',
+      DIRECTIVE('hello', 'utils').replace('version="1.0.0"', 'version="1.2.0"'),
+    );
+    carol.write(
+      '.ai/knowledge/utils/facts.md',
+      KNOWLEDGE('facts').replace('version: "1.0.0"', 'version: "1.2.0"'),
+    );
     await carol.sign('tool', 'utils/greet');
     await carol.sign('directive', 'utils/hello');
     await carol.sign('knowledge', 'utils/facts');
@@ -284,7 +291,7 @@ describe('rye registry, end to end', () => {
         'tool',
         'utils/greet',
         '--version',
-        '1.0.0',
+        '1.2.0',
       ]),
     );
     const gina = consumer();
@@ -377,14 +384,14 @@ describe('rye registry, end to end', () => {
           'tool',
           `utils/${name}`,
           '--version',
-          '1.0.0',
+          '1.2.0',
         ]),
       );
     }
     // Captured from the real registry: its key, and the document of utils/evil.
     const keyDoc = await (await fetch(`${server.url}/.well-known/rye-registry.json`)).text();
     const evilDoc = await (
-      await fetch(`${server.url}/v1/items/tool/ivan/utils/evil?version=1.0.0`)
+      await fetch(`${server.url}/v1/items/tool/ivan/utils/evil?version=1.2.0`)
     ).text();
     const fake = createServer((req, res) => {
       const body = req.url?.startsWith('/.well-known/') ? keyDoc : evilDoc;
@@ -477,5 +484,169 @@ describe('rye registry, a registry whose key changed', () => {
     } finally {
       await second.stop();
     }
+  });
+});
+
+describe('rye registry, issue 11: credentials, proof of possession, versions', () => {
+  it('sends no token and no password to a registry that swapped its key (exit 3)', async () => {
+    const first = await startRegistryProcess();
+    const port = Number(new URL(first.url).port);
+    const mia = await author(first.url, 'mia');
+    mia.write('.ai/tools/utils/greet.py', TOOL);
+    await mia.sign('tool', 'utils/greet');
+    await first.stop();
+
+    // Same origin, another key: it records everything it receives.
+    const seen: { line: string; authorization: string | undefined; body: string }[] = [];
+    const otherKey = JSON.stringify({
+      protocol: 1,
+      algorithm: 'ed25519',
+      public_key: readFileSync(join(mia.user, '.ai/keys/public_key.pem'), 'utf8'),
+      fingerprint: (await readSigner(keyDir(mia.spaces))).fingerprint,
+    });
+    const swapped = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        seen.push({
+          line: `${req.method ?? ''} ${req.url ?? ''}`,
+          authorization: req.headers.authorization,
+          body: Buffer.concat(chunks).toString('utf8'),
+        });
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(otherKey);
+      });
+    });
+    await new Promise<void>((resolve) => swapped.listen(port, '127.0.0.1', resolve));
+    try {
+      for (const [args, stdin] of [
+        [['registry', 'whoami', '--json'], undefined],
+        [['registry', 'login', '--username', 'mia', '--password-stdin', '--json'], 'pw-mia-1\n'],
+        [['registry', 'signup', '--username', 'mia2', '--password-stdin', '--json'], 'pw-mia-1\n'],
+        [['registry', 'push', 'tool', 'utils/greet', '--version', '1.2.0', '--json'], undefined],
+        [['registry', 'keys', 'add', '--json'], undefined],
+        [
+          ['registry', 'yank', 'tool', 'mia/utils/greet', '--version', '1.2.0', '--json'],
+          undefined,
+        ],
+      ] as const) {
+        const res = await run(mia, first.url, [...args], stdin);
+        expect(res.code, `${args.join(' ')}: ${res.stdout}${res.stderr}`).toBe(3);
+        expect(res.json()).toMatchObject({ error: { code: 'REGISTRY_KEY_CHANGED' } });
+      }
+      const logout = await run(mia, first.url, ['registry', 'logout', '--json']);
+      expectOk(logout);
+      expect(logout.json()).toMatchObject({ revoked: false, forgotten: true });
+      expect(new Set(seen.map((s) => s.line))).toEqual(
+        new Set(['GET /.well-known/rye-registry.json']),
+      );
+      expect(seen.filter((s) => s.authorization !== undefined)).toEqual([]);
+      expect(seen.filter((s) => s.body.includes('pw-mia-1'))).toEqual([]);
+    } finally {
+      swapped.closeAllConnections();
+      swapped.close();
+    }
+  });
+
+  it("keys add proves possession; a bare POST of another author's key is refused and locks nobody out", async () => {
+    const nina = await author(server.url, 'nina');
+    const ninaKey = readFileSync(join(nina.user, '.ai/keys/public_key.pem'), 'utf8');
+    const omar = await makeExecProject();
+    expectOk(
+      await run(
+        omar,
+        server.url,
+        ['registry', 'signup', '--username', 'omar', '--password-stdin'],
+        'pw-omar-1\n',
+      ),
+    );
+    const saved = JSON.parse(
+      readFileSync(join(omar.user, '.ai/registry/credentials.json'), 'utf8'),
+    ) as Record<string, { token: string }>;
+    const squat = await fetch(`${server.url}/v1/keys`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        authorization: `Bearer ${saved[server.url]?.token ?? ''}`,
+      },
+      body: JSON.stringify({ public_key: ninaKey }),
+    });
+    expect(squat.status).toBe(400);
+    expect(((await squat.json()) as { error: { code: string } }).error.code).toBe(
+      'REGISTRY_KEY_PROOF_MISSING',
+    );
+    // Nina's key is hers: she publishes with it.
+    nina.write('.ai/knowledge/utils/facts.md', KNOWLEDGE('facts'));
+    await nina.sign('knowledge', 'utils/facts');
+    expectOk(
+      await run(nina, server.url, [
+        'registry',
+        'push',
+        'knowledge',
+        'utils/facts',
+        '--version',
+        '1.0.0',
+      ]),
+    );
+  });
+
+  it('refuses a push whose version is not the declared one (exit 2, nothing published), unless --allow-version-mismatch', async () => {
+    const pat = await author(server.url, 'pat');
+    pat.write('.ai/tools/utils/greet.py', TOOL);
+    await pat.sign('tool', 'utils/greet');
+    const refused = await run(pat, server.url, [
+      'registry',
+      'push',
+      'tool',
+      'utils/greet',
+      '--version',
+      '9.9.9',
+      '--json',
+    ]);
+    expect(refused.code).toBe(2);
+    const error = refused.json<{ error: { code: string; message: string } }>().error;
+    expect(error.code).toBe('REGISTRY_VERSION_MISMATCH');
+    expect(error.message).toContain('declares version 1.2.0');
+    const none = await run(pat, server.url, [
+      'registry',
+      'versions',
+      'tool',
+      'pat/utils/greet',
+      '--json',
+    ]);
+    expect(none.json()).toMatchObject({ error: { code: 'REGISTRY_NOT_FOUND' } });
+
+    const forced = await run(pat, server.url, [
+      'registry',
+      'push',
+      'tool',
+      'utils/greet',
+      '--version',
+      '9.9.9',
+      '--allow-version-mismatch',
+    ]);
+    expectOk(forced);
+    expect(forced.stdout).toContain('the item declares version 1.2.0');
+  });
+
+  it('warns when a tool of a multi-file folder is pushed alone, and points to push-bundle', async () => {
+    const quinn = await author(server.url, 'quinn');
+    quinn.write('.ai/tools/utils/greet.py', TOOL);
+    quinn.write('.ai/tools/utils/__init__.py', '');
+    await quinn.sign('tool', 'utils/greet');
+    const res = await run(quinn, server.url, [
+      'registry',
+      'push',
+      'tool',
+      'utils/greet',
+      '--version',
+      '1.2.0',
+      '--json',
+    ]);
+    expectOk(res);
+    const warnings = res.json<{ warnings: string[] }>().warnings;
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toContain('__init__.py');
+    expect(warnings[0]).toContain('rye registry push-bundle');
   });
 });

@@ -14,6 +14,7 @@ type PublishOptions = RegistryCliOptions & {
   version?: string;
   namespace?: string;
   force?: boolean;
+  allowVersionMismatch?: boolean;
 };
 
 /**
@@ -41,12 +42,17 @@ export function addPublishCommands(registry: Command, io: CliIo, run: Runner): v
     .argument('<item_id>', 'item id in the project (or user space)')
     .requiredOption('--version <semver>', 'version to publish (X.Y.Z); versions are immutable')
     .option('--namespace <ns>', 'namespace (default: your username)')
+    .option(
+      '--allow-version-mismatch',
+      'publish even though the item declares another version than --version',
+    )
     .action((itemType: string, itemId: string, options: PublishOptions) =>
       action(options, {
         action: 'push',
         item_type: itemType,
         item_id: itemId,
         namespace: options.namespace,
+        allow_version_mismatch: options.allowVersionMismatch === true,
       }),
     );
 
@@ -112,12 +118,24 @@ function humanLines(result: Record<string, unknown>): string[] {
             : `  author key ${trusted.fingerprint} was already in ${trusted.path}`,
         ];
   const yanked = result['yanked'] === true ? ['  warning: this version is yanked'] : [];
+  const warnings = ((result['warnings'] as string[] | undefined) ?? []).map(
+    (w) => `  warning: ${w}`,
+  );
+  const declared = result['declared_version'];
+  const mismatch =
+    typeof declared === 'string' && declared !== result['version']
+      ? [
+          `  warning: the item declares version ${declared} (published with --allow-version-mismatch)`,
+        ]
+      : [];
   switch (result['action']) {
     case 'push':
       return [
         `Pushed ${s('item_type')} ${ref} to ${s('registry')} (${s('status')})`,
         ...attested,
         ...pinned,
+        ...mismatch,
+        ...warnings,
       ];
     case 'push_bundle': {
       const unlisted = (result['unlisted'] as string[] | undefined) ?? [];

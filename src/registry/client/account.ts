@@ -1,17 +1,12 @@
 /**
- * Account operations: signup, login, logout, whoami and author keys. Tokens
+ * Account operations: signup, login, logout and whoami. Tokens
  * are saved per registry URL in user space (credentials.json, mode 0600).
  */
 import { isRyeError, RyeError } from '../../errors/index.js';
-import { formatTimestamp, readPublicKeyFile } from '../../integrity/index.js';
-import { keyDir } from '../../items/index.js';
+import { formatTimestamp } from '../../integrity/index.js';
 import { isUsername } from '../names.js';
 import { findToken, forgetCredential, requireToken, saveCredential } from './credentials.js';
-import {
-  parseFingerprintDocument,
-  parseSessionDocument,
-  parseWhoamiDocument,
-} from './documents.js';
+import { parseSessionDocument, parseWhoamiDocument } from './documents.js';
 import type { RegistrySession } from './session.js';
 
 /** Largest password accepted (the server hashes it; this only bounds the request). */
@@ -50,6 +45,7 @@ export async function openAccountSession(
     method: 'POST',
     path: mode === 'signup' ? '/v1/accounts' : '/v1/sessions',
     json: { username, password },
+    credentials: true,
   });
   const doc = parseSessionDocument(value, url);
   const path = await saveCredential(session.spaces, url, {
@@ -120,41 +116,5 @@ export async function whoami(
     token_id: doc.token_id,
     token_source: token.source,
     keys: doc.keys,
-  };
-}
-
-/**
- * Register the user's public key (`<user>/.ai/keys/`) as an author key of the
- * account.
- *
- * @throws RyeError REGISTRY_AUTH_REQUIRED, KEY_NOT_FOUND, REGISTRY_KEY_TAKEN,
- *   REGISTRY_BAD_RESPONSE (the registry registered another fingerprint), transport codes
- */
-export async function addAuthorKey(
-  session: RegistrySession,
-): Promise<Record<string, unknown> & { ok: true }> {
-  const { url } = session.endpoint;
-  const token = await requireToken(session.spaces, url, session.env, 'register a key');
-  const key = await readPublicKeyFile(keyDir(session.spaces));
-  const { status, value } = await session.http.json({
-    method: 'POST',
-    path: '/v1/keys',
-    token: token.token,
-    json: { public_key: key.publicKeyPem },
-  });
-  const doc = parseFingerprintDocument(value, url);
-  if (doc.fingerprint !== key.fingerprint) {
-    throw new RyeError(
-      'REGISTRY_BAD_RESPONSE',
-      `Cannot use the answer of the registry at ${url}: it registered key ${doc.fingerprint}, not ${key.fingerprint}`,
-      { registry: url, expected: key.fingerprint, actual: doc.fingerprint },
-    );
-  }
-  return {
-    ok: true,
-    action: 'keys_add',
-    registry: url,
-    fingerprint: key.fingerprint,
-    status: status === 201 ? 'added' : 'already_registered',
   };
 }

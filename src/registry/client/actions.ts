@@ -31,6 +31,8 @@ export interface RegistryParams {
   /** Registry URL; else RYE_REGISTRY_URL, else the default. */
   readonly registry?: unknown;
   readonly force?: unknown;
+  /** push: publish although the item declares another version. */
+  readonly allow_version_mismatch?: unknown;
 }
 
 export type RegistryResult = Record<string, unknown> & { readonly ok: true };
@@ -74,6 +76,10 @@ export async function runRegistryAction(
         itemId: required(params.item_id, 'item_id'),
         version: required(params.version, 'version'),
         namespace,
+        allowVersionMismatch: optionalBoolean(
+          params.allow_version_mismatch,
+          'allow_version_mismatch',
+        ),
       });
     case 'pull':
       return pullItem(session, {

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { RyeError } from '../../errors/index.js';
 import type { Spaces } from '../../items/index.js';
-import { readUrlMap, registryUserDir, writeUrlMap } from './user-files.js';
+import { readUrlMap, registryUserDir, urlKey, writeUrlMap } from './user-files.js';
 
 /** A registry session saved by signup or login. */
 export interface SavedCredential {
@@ -31,7 +31,7 @@ export function credentialsPath(spaces: Spaces): string {
  * @throws RyeError FILE_UNREADABLE when the file is not a JSON object.
  */
 export async function readCredential(spaces: Spaces, url: string): Promise<SavedCredential | null> {
-  const entry = (await readUrlMap(credentialsPath(spaces))).get(url);
+  const entry = (await readUrlMap(credentialsPath(spaces))).get(urlKey(url));
   if (entry === undefined) return null;
   const { username, token, token_id: tokenId, saved_at: savedAt } = entry;
   if (typeof username !== 'string' || typeof token !== 'string' || token === '') return null;
@@ -51,7 +51,7 @@ export async function saveCredential(
 ): Promise<string> {
   const path = credentialsPath(spaces);
   const map = await readUrlMap(path);
-  map.set(url, {
+  map.set(urlKey(url), {
     username: credential.username,
     token: credential.token,
     token_id: credential.tokenId,
@@ -65,7 +65,7 @@ export async function saveCredential(
 export async function forgetCredential(spaces: Spaces, url: string): Promise<boolean> {
   const path = credentialsPath(spaces);
   const map = await readUrlMap(path);
-  if (!map.delete(url)) return false;
+  if (!map.delete(urlKey(url))) return false;
   await writeUrlMap(path, map);
   return true;
 }

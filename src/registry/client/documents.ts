@@ -6,6 +6,7 @@
 import { MAX_MANIFEST_BYTES } from '../../bundle/index.js';
 import { ITEM_TYPES, isSemver, problemWith, type ItemType } from '../../items/index.js';
 import { MAX_ITEM_BYTES } from '../../platform/index.js';
+import { KEY_CHALLENGE_RE } from '../key-proof.js';
 import { isUsername } from '../names.js';
 import type {
   AttestationDocument,
@@ -13,6 +14,7 @@ import type {
   BundleFileDocument,
   BundleVersionDocument,
   ItemVersionDocument,
+  KeyChallengeDocument,
   RegistryKeyDocument,
   SearchDocument,
   SessionDocument,
@@ -132,6 +134,17 @@ export function parseFingerprintDocument(value: unknown, url: string): { fingerp
   const s = new Shape(url, 'the key answer');
   const o = s.object(value, '(top level)');
   return { fingerprint: s.string(o, 'fingerprint', '', FP) };
+}
+
+export function parseKeyChallengeDocument(value: unknown, url: string): KeyChallengeDocument {
+  const s = new Shape(url, 'the key challenge');
+  const o = s.object(value, '(top level)');
+  return {
+    challenge: s.string(o, 'challenge', '', (c) => KEY_CHALLENGE_RE.test(c), 64),
+    registry_fingerprint: s.string(o, 'registry_fingerprint', '', FP),
+    username: s.string(o, 'username', '', isUsername),
+    expires_at: s.string(o, 'expires_at', '', () => true, 64),
+  };
 }
 
 export function parseVersionsDocument(value: unknown, url: string): VersionsDocument {

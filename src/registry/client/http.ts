@@ -19,6 +19,8 @@ export interface HttpRequest {
   readonly json?: unknown;
   readonly bytes?: Uint8Array;
   readonly token?: string;
+  /** The body carries a password (sign-up, log-in): it waits for the registry key check like a token. */
+  readonly credentials?: boolean;
   /** Largest answer body read (default {@link MAX_JSON_ANSWER_BYTES}). */
   readonly maxBytes?: number;
   readonly timeoutMs?: number;
@@ -30,8 +32,16 @@ export interface HttpAnswer {
 }
 
 /**
+ * Runs before a request leaves; it may refuse it by throwing. A session
+ * installs one that checks the registry key against the pin before any
+ * credential is sent (see `session.ts`).
+ */
+export type RequestGuard = (request: HttpRequest) => Promise<void>;
+
+/**
  * The registry's HTTP transport: one base URL, timeouts, capped answers, no
- * redirects followed (a token is never sent anywhere but the registry named).
+ * redirects followed (a token is never sent anywhere but the registry named),
+ * and an optional guard every request passes first.
  * Failures map to RyeErrors once, here: REGISTRY_UNREACHABLE for the network,
  * REGISTRY_BAD_RESPONSE for anything that is not the protocol, and the
  * server's own code for a registry error document with a known code.
@@ -40,15 +50,24 @@ export class RegistryHttp {
   readonly url: string;
   readonly #fetch: FetchFn;
   readonly #timeoutMs: number;
+  readonly #guard: RequestGuard | undefined;
 
-  constructor(url: string, options: { fetch?: FetchFn; timeoutMs?: number } = {}) {
+  constructor(
+    url: string,
+    options: { fetch?: FetchFn; timeoutMs?: number; guard?: RequestGuard } = {},
+  ) {
     this.url = url;
     this.#fetch = options.fetch ?? fetch;
     this.#timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    this.#guard = options.guard;
   }
 
-  /** Send a request and read the whole answer (any status). */
+  /**
+   * Send a request and read the whole answer (any status).
+   * @throws RyeError whatever the guard refuses with, REGISTRY_UNREACHABLE, REGISTRY_BAD_RESPONSE
+   */
   async send(request: HttpRequest): Promise<HttpAnswer> {
+    if (this.#guard !== undefined) await this.#guard(request);
     const target = new URL(request.path, this.url);
     for (const [key, value] of Object.entries(request.query ?? {}))
       if (value !== undefined) target.searchParams.set(key, value);

@@ -3,7 +3,8 @@
  * verification, push and pull of items and bundles, and the action entry
  * point shared by the CLI and the `rye/core/registry/registry` tool.
  */
-export { addAuthorKey, logout, openAccountSession, whoami } from './account.js';
+export { logout, openAccountSession, whoami } from './account.js';
+export { addAuthorKey } from './author-key.js';
 export { REGISTRY_ACTIONS, runRegistryAction } from './actions.js';
 export type {
   RegistryAction,
@@ -47,9 +48,15 @@ export {
   pinnedRegistryKey,
   repinRegistryKey,
 } from './registry-key.js';
-export { DEFAULT_REGISTRY_URL, parseRegistryUrl, resolveRegistryUrl } from './registry-url.js';
-export type { RegistryEndpoint } from './registry-url.js';
+export {
+  DEFAULT_REGISTRY_URL,
+  isLoopbackHost,
+  parseRegistryUrl,
+  resolveRegistryUrl,
+} from './registry-url.js';
+export type { RegistryEndpoint, RegistryTransport } from './registry-url.js';
 export { openSession } from './session.js';
-export type { Env, RegistrySession, SessionOptions } from './session.js';
+export type { CheckedRegistryKey, Env, RegistrySession, SessionOptions } from './session.js';
+export { guardRequest } from './credential-guard.js';
 export { verifyAnswer } from './verify-answer.js';
 export type { AskedFor, PinnedRegistryKey, VerifiedAnswer } from './verify-answer.js';

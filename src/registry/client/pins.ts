@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { RyeError } from '../../errors/index.js';
 import { fingerprintOf } from '../../integrity/index.js';
 import type { Spaces } from '../../items/index.js';
-import { readUrlMap, registryUserDir, writeUrlMap } from './user-files.js';
+import { readUrlMap, registryUserDir, urlKey, writeUrlMap } from './user-files.js';
 
 /** A registry key pinned on first use (TOFU). */
 export interface RegistryPin {
@@ -25,7 +25,7 @@ export function knownRegistriesPath(spaces: Spaces): string {
  */
 export async function readPin(spaces: Spaces, url: string): Promise<RegistryPin | null> {
   const path = knownRegistriesPath(spaces);
-  const entry = (await readUrlMap(path)).get(url);
+  const entry = (await readUrlMap(path)).get(urlKey(url));
   if (entry === undefined) return null;
   const { fingerprint, public_key: publicKeyPem, pinned_at: pinnedAt } = entry;
   if (
@@ -46,7 +46,7 @@ export async function readPin(spaces: Spaces, url: string): Promise<RegistryPin 
 export async function savePin(spaces: Spaces, url: string, pin: RegistryPin): Promise<string> {
   const path = knownRegistriesPath(spaces);
   const map = await readUrlMap(path);
-  map.set(url, {
+  map.set(urlKey(url), {
     fingerprint: pin.fingerprint,
     public_key: pin.publicKeyPem,
     pinned_at: pin.pinnedAt,

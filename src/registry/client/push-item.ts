@@ -3,9 +3,10 @@
  * item, then check the registry's answer exactly like a pull would.
  */
 import { RyeError } from '../../errors/index.js';
-import { trustSetOf, verifyText } from '../../integrity/index.js';
-import { parseItemType, resolveItem } from '../../items/index.js';
+import { bodyWithoutSignature, trustSetOf, verifyText } from '../../integrity/index.js';
+import { extractMetadata, parseItemType, resolveItem } from '../../items/index.js';
 import { readTextFile } from '../../platform/index.js';
+import { assertVersionAgrees, declaredVersionOf } from '../declared-version.js';
 import { assertRegistryId, assertVersion } from '../names.js';
 import { requireToken } from './credentials.js';
 import { parseItemVersionDocument } from './documents.js';
@@ -14,6 +15,7 @@ import { attestationSummary } from './pull-item.js';
 import { pinnedRegistryKey } from './registry-key.js';
 import type { RegistrySession } from './session.js';
 import { verifyAnswer } from './verify-answer.js';
+import { multiFileWarning } from './multi-file.js';
 
 export interface PushItemInput {
   readonly itemType: string;
@@ -21,17 +23,22 @@ export interface PushItemInput {
   readonly version: string;
   /** Defaults to the logged-in username. */
   readonly namespace?: string | undefined;
+  /** Publish although the item declares another version (`--allow-version-mismatch`). */
+  readonly allowVersionMismatch?: boolean | undefined;
 }
 
 /**
  * Resolve the item (project, then user space), read it, POST it, and verify
  * the answer: attestation and registry signature by the pinned key, naming
- * exactly this item, version and content.
+ * exactly this item, version and content. The version must be the one the
+ * item declares unless `allowVersionMismatch`; a tool whose folder looks like
+ * a multi-file package is pushed with a warning that points to push-bundle.
  *
- * @throws RyeError REGISTRY_AUTH_REQUIRED (before any network call),
- *   ITEM_TYPE_INVALID, REGISTRY_REF_INVALID, ITEM_NOT_FOUND, ITEM_AMBIGUOUS,
- *   INTEGRITY_UNSIGNED (nothing to publish), the registry's codes, and every
- *   refusal of verifyAnswer.
+ * @throws RyeError REGISTRY_AUTH_REQUIRED, ITEM_TYPE_INVALID,
+ *   REGISTRY_REF_INVALID, ITEM_NOT_FOUND, ITEM_AMBIGUOUS, INTEGRITY_UNSIGNED
+ *   (nothing to publish), METADATA_PARSE_FAILED, REGISTRY_VERSION_MISMATCH (all
+ *   before any network call), the registry's codes, and every refusal of
+ *   verifyAnswer.
  */
 export async function pushItem(
   session: RegistrySession,
@@ -57,6 +64,19 @@ export async function pushItem(
       { path: item.path },
     );
   }
+  const label = `${itemType} ${input.itemId} (${item.path})`;
+  const unsigned = bodyWithoutSignature(content, itemType, item.extension);
+  const declared = declaredVersionOf(
+    await extractMetadata(itemType, item.extension, unsigned, item.path),
+  );
+  const allowMismatch = input.allowVersionMismatch === true;
+  assertVersionAgrees(label, declared, input.version, allowMismatch);
+  const warnings: string[] = [];
+  if (itemType === 'tool') {
+    const warning = await multiFileWarning(item.path, input.itemId);
+    if (warning !== null) warnings.push(warning);
+  }
+
   const namespace = await publishNamespace(session, token, input.namespace);
   const key = await pinnedRegistryKey(session);
   const { status, value } = await session.http.json({
@@ -70,6 +90,7 @@ export async function pushItem(
       version: input.version,
       extension: item.extension,
       content,
+      ...(allowMismatch && declared !== input.version ? { allow_version_mismatch: true } : {}),
     },
   });
   const doc = parseItemVersionDocument(value, url);
@@ -97,6 +118,8 @@ export async function pushItem(
     version: statement.version,
     extension: item.extension,
     path: item.path,
+    declared_version: declared,
+    warnings,
     attestation: attestationSummary(verified),
     registry_key: { fingerprint: key.fingerprint, pinned_now: key.pinnedNow },
   };

@@ -3,7 +3,7 @@ import { fingerprintOf, formatTimestamp, parsePublicKey } from '../../integrity/
 import { parseRegistryKeyDocument } from './documents.js';
 import { badResponse } from './http.js';
 import { readPin, savePin } from './pins.js';
-import type { RegistrySession } from './session.js';
+import type { CheckedRegistryKey, RegistrySession } from './session.js';
 import type { PinnedRegistryKey } from './verify-answer.js';
 
 /** The well-known key document's path. */
@@ -36,16 +36,40 @@ export async function fetchRegistryKey(session: RegistrySession): Promise<Pinned
 }
 
 /**
- * The registry key to verify answers with: pinned on first use (TOFU), and
- * from then on the served key must be the pinned one.
+ * The registry key to verify answers with, checked once per session (the
+ * first call fetches, later calls share the answer): pinned on first use
+ * (TOFU) where that is safe, and from then on the served key must be the
+ * pinned one. TOFU is safe over HTTPS and on loopback; a plain-HTTP registry
+ * on another host is used only with a key pinned explicitly first
+ * (`rye registry pin --fingerprint FP`), and is refused before any request.
  *
- * @throws RyeError REGISTRY_KEY_CHANGED, REGISTRY_UNREACHABLE, REGISTRY_BAD_RESPONSE,
- *   FILE_UNREADABLE (a damaged pin file), FILE_WRITE_FAILED
+ * @throws RyeError REGISTRY_INSECURE_TRANSPORT, REGISTRY_KEY_CHANGED,
+ *   REGISTRY_UNREACHABLE, REGISTRY_BAD_RESPONSE, FILE_UNREADABLE (a damaged
+ *   pin file), FILE_WRITE_FAILED
  */
-export async function pinnedRegistryKey(
-  session: RegistrySession,
-): Promise<PinnedRegistryKey & { readonly pinnedNow: boolean }> {
-  const { url } = session.endpoint;
+export function pinnedRegistryKey(session: RegistrySession): Promise<CheckedRegistryKey> {
+  const cache = session.keyCheck;
+  if (cache.current === undefined) {
+    const check = checkRegistryKey(session);
+    cache.current = check;
+    // A failed check is not remembered: the next call asks again.
+    check.catch(() => {
+      if (cache.current === check) cache.current = undefined;
+    });
+  }
+  return cache.current;
+}
+
+async function checkRegistryKey(session: RegistrySession): Promise<CheckedRegistryKey> {
+  const { url, transport } = session.endpoint;
+  if (transport === 'insecure' && (await readPin(session.spaces, url)) === null) {
+    const fix = `rye registry pin --registry ${url} --fingerprint FP`;
+    throw new RyeError(
+      'REGISTRY_INSECURE_TRANSPORT',
+      `Cannot trust the registry at ${url}: plain HTTP is trusted on first use only for loopback hosts (127.0.0.0/8, ::1, localhost); use https://, or pin the key fingerprint its operator gave you first with \`${fix}\``,
+      { registry: url, fix },
+    );
+  }
   const served = await fetchRegistryKey(session);
   const pin = await readPin(session.spaces, url);
   if (pin === null) {
@@ -96,5 +120,6 @@ export async function repinRegistryKey(
     ...served,
     pinnedAt: formatTimestamp(new Date()),
   });
+  session.keyCheck.current = Promise.resolve({ ...served, pinnedNow: true });
   return { fingerprint, previous: previous?.fingerprint ?? null, path };
 }

@@ -1,15 +1,27 @@
 import type { Spaces } from '../../items/index.js';
+import { guardRequest } from './credential-guard.js';
 import { RegistryHttp, type FetchFn } from './http.js';
 import { resolveRegistryUrl, type RegistryEndpoint } from './registry-url.js';
+import type { PinnedRegistryKey } from './verify-answer.js';
 
 export type Env = Readonly<Record<string, string | undefined>>;
+
+/** The registry key as checked against the pin, and whether this session pinned it. */
+export type CheckedRegistryKey = PinnedRegistryKey & { readonly pinnedNow: boolean };
+
+/** The session's one registry key check, made on first need and then reused. */
+export interface KeyCheckCache {
+  current: Promise<CheckedRegistryKey> | undefined;
+}
 
 /** Everything one registry operation needs: where, who (spaces, env), and the transport. */
 export interface RegistrySession {
   readonly spaces: Spaces;
   readonly endpoint: RegistryEndpoint;
   readonly env: Env;
+  /** Every request passes the credential guard (credential-guard.ts) first. */
   readonly http: RegistryHttp;
+  readonly keyCheck: KeyCheckCache;
 }
 
 export interface SessionOptions {
@@ -21,17 +33,27 @@ export interface SessionOptions {
   readonly timeoutMs?: number;
 }
 
-/** @throws RyeError REGISTRY_URL_INVALID */
+/**
+ * A session with one registry. Its transport refuses to send a token or a
+ * password until the registry's key was fetched and matched against the pin
+ * (one request per session: a CLI command is one session).
+ *
+ * @throws RyeError REGISTRY_URL_INVALID
+ */
 export function openSession(options: SessionOptions): RegistrySession {
   const env = options.env ?? process.env;
   const endpoint = resolveRegistryUrl(options.registry, env);
-  return {
+  const keyCheck: KeyCheckCache = { current: undefined };
+  const session: RegistrySession = {
     spaces: options.spaces,
     endpoint,
     env,
+    keyCheck,
     http: new RegistryHttp(endpoint.url, {
       ...(options.fetch === undefined ? {} : { fetch: options.fetch }),
       ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
+      guard: (request) => guardRequest(session, request),
     }),
   };
+  return session;
 }

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { RyeError, isRyeError } from '../../errors/index.js';
 import { aiDir, type Spaces } from '../../items/index.js';
 import { readTextFile, writeFileAtomic } from '../../platform/index.js';
+import { tryCanonicalOrigin } from './registry-url.js';
 
 /** The registry client's own files live in `<user>/.ai/registry/`. */
 export function registryUserDir(spaces: Spaces): string {
@@ -16,6 +17,12 @@ const MAX_USER_FILE_BYTES = 1024 * 1024;
  * Read a JSON object keyed by registry URL; a missing file is an empty map.
  * A file that exists but is not such an object is an error, never treated as
  * empty: forgetting a pin silently would re-open trust on first use.
+ *
+ * Keys are migrated to the canonical origin (files written before it had the
+ * default port left out: `https://r.example` is read as `https://r.example:443`)
+ * and written back in that form on the next write. Two entries that name one
+ * origin with different contents are refused: which pin counts is the user's
+ * call, not ours.
  *
  * @throws RyeError FILE_UNREADABLE, FILE_TOO_LARGE, FILE_BINARY
  */
@@ -38,7 +45,16 @@ export async function readUrlMap(path: string): Promise<Map<string, Record<strin
   for (const [url, entry] of Object.entries(value)) {
     if (!isObject(entry))
       throw corrupt(path, `the entry for ${url.slice(0, 100)} is not an object`);
-    map.set(url, entry);
+    // A key that is no registry URL at all is kept as it is: it never matches.
+    const origin = urlKey(url);
+    const other = map.get(origin);
+    if (other !== undefined && JSON.stringify(other) !== JSON.stringify(entry)) {
+      throw corrupt(
+        path,
+        `two different entries name the registry ${origin.slice(0, 100)} (one is spelled ${url.slice(0, 100)}); remove the stale one`,
+      );
+    }
+    map.set(origin, entry);
   }
   return map;
 }
@@ -54,6 +70,11 @@ export async function writeUrlMap(
     mode: 0o600,
     dirMode: 0o700,
   });
+}
+
+/** The map key for a registry URL: its canonical origin (any other text as it is). */
+export function urlKey(url: string): string {
+  return tryCanonicalOrigin(url) ?? url;
 }
 
 export function isObject(value: unknown): value is Record<string, unknown> {

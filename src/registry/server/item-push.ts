@@ -6,11 +6,12 @@ import {
   extractMetadata,
   type ItemMetadata,
 } from '../../items/index.js';
+import { assertVersionAgrees, declaredVersionOf } from '../declared-version.js';
 import { assertRegistryId, assertVersion } from '../names.js';
 import type { ItemVersionDocument } from '../wire.js';
 import { assertOwner } from './auth.js';
 import { checkAuthorSignature } from './author-signature.js';
-import { MAX_NAME_LENGTH, choiceOf, stringField, type Fields } from './body.js';
+import { MAX_NAME_LENGTH, booleanField, choiceOf, stringField, type Fields } from './body.js';
 import type { ServerContext } from './context.js';
 import { itemAnswer } from './answers.js';
 import { invalidRequest, tooLarge } from './errors.js';
@@ -24,6 +25,8 @@ export const ITEM_PUSH_FIELDS = [
   'version',
   'extension',
   'content',
+  /** Optional: publish although the item declares another version. */
+  'allow_version_mismatch',
 ] as const;
 
 /**
@@ -34,7 +37,9 @@ export const ITEM_PUSH_FIELDS = [
  *
  * @throws RyeError REGISTRY_FORBIDDEN, REGISTRY_INVALID_REQUEST, REGISTRY_REF_INVALID,
  *   REGISTRY_BODY_TOO_LARGE, VALIDATION_FAILED, METADATA_PARSE_FAILED,
- *   REGISTRY_AUTHOR_KEY_UNKNOWN, REGISTRY_SIGNATURE_INVALID, REGISTRY_VERSION_CONFLICT
+ *   REGISTRY_VERSION_MISMATCH (the item declares another version and the push
+ *   did not say `allow_version_mismatch: true`), REGISTRY_AUTHOR_KEY_UNKNOWN,
+ *   REGISTRY_SIGNATURE_INVALID, REGISTRY_VERSION_CONFLICT
  */
 export async function pushItem(
   ctx: ServerContext,
@@ -62,6 +67,9 @@ export async function pushItem(
   const unsigned = bodyWithoutSignature(content, itemType, extension);
   const metadata = await extractMetadata(itemType, extension, unsigned, label);
   assertValid({ itemType, itemId, metadata });
+  const allowMismatch =
+    body['allow_version_mismatch'] !== undefined && booleanField(body, 'allow_version_mismatch');
+  assertVersionAgrees(label, declaredVersionOf(metadata), version, allowMismatch);
   const trust = await ctx.authorKeys.trustOf(token.accountId, token.username);
   const author = checkAuthorSignature({ text: content, itemType, extension, label }, trust);
 

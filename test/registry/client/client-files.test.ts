@@ -1,12 +1,14 @@
-import { mkdirSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
+  credentialsPath,
   findToken,
   knownRegistriesPath,
   readCredential,
   readPin,
   saveCredential,
+  savePin,
 } from '../../../src/registry/client/index.js';
 import { pullItem, pushBundle, pushItem, yank } from '../../../src/registry/index.js';
 import { refusal } from '../../helpers/refusal.js';
@@ -88,5 +90,69 @@ describe('pins', () => {
     });
     const again = pullItem(sessionFor(spaces, fake.url), { itemType: 'tool', ref: 'a1/x' });
     expect((await refusal(again)).code).toBe('FILE_UNREADABLE');
+  });
+});
+
+describe('pins and tokens are keyed by the canonical origin (issue 11)', () => {
+  const PEM =
+    '-----BEGIN PUBLIC KEY-----\nMCowBQYDK2VwAyEAyTQsm69c+DRjDGNxYXqmLgmfCRM/Mc7/vsio9DnAwAw=\n-----END PUBLIC KEY-----\n';
+  const FP = '750b67a51a5e9325';
+  const entry = { fingerprint: FP, public_key: PEM, pinned_at: '2025-01-01T00:00:00Z' };
+
+  it('reads a pin file written before (default port left out), and writes it back canonical', async () => {
+    const { spaces } = clientSpaces();
+    const path = knownRegistriesPath(spaces);
+    mkdirSync(join(path, '..'), { recursive: true });
+    writeFileSync(path, JSON.stringify({ 'https://r.example': entry }));
+    for (const spelling of ['https://r.example', 'https://R.Example:443/', 'https://r.example.'])
+      expect(await readPin(spaces, spelling)).toMatchObject({ fingerprint: FP });
+    expect(await readPin(spaces, 'http://r.example')).toBeNull();
+    await savePin(spaces, 'http://127.0.0.1:9', {
+      fingerprint: FP,
+      publicKeyPem: PEM,
+      pinnedAt: '',
+    });
+    expect(Object.keys(JSON.parse(readFileSync(path, 'utf8')) as object)).toEqual([
+      'http://127.0.0.1:9',
+      'https://r.example:443',
+    ]);
+  });
+
+  it('localhost and 127.0.0.1 are separate origins with separate pins', async () => {
+    const { spaces } = clientSpaces();
+    await savePin(spaces, 'http://localhost:8080', {
+      fingerprint: FP,
+      publicKeyPem: PEM,
+      pinnedAt: '',
+    });
+    expect(await readPin(spaces, 'http://localhost:8080')).not.toBeNull();
+    expect(await readPin(spaces, 'http://127.0.0.1:8080')).toBeNull();
+  });
+
+  it('refuses two different entries that name one origin, never picking one', async () => {
+    const { spaces } = clientSpaces();
+    const path = knownRegistriesPath(spaces);
+    mkdirSync(join(path, '..'), { recursive: true });
+    const other = { ...entry, fingerprint: '0123456789abcdef' };
+    writeFileSync(
+      path,
+      JSON.stringify({ 'https://r.example': entry, 'https://r.example:443': other }),
+    );
+    const refused = await refusal(readPin(spaces, 'https://r.example'));
+    expect(refused.code).toBe('FILE_UNREADABLE');
+    expect(refused.message).toContain(
+      'two different entries name the registry https://r.example:443',
+    );
+  });
+
+  it('a saved token is found under any spelling of its origin', async () => {
+    const { spaces } = clientSpaces();
+    const path = credentialsPath(spaces);
+    mkdirSync(join(path, '..'), { recursive: true });
+    writeFileSync(
+      path,
+      JSON.stringify({ 'https://r.example': { username: 'alice', token: 'tk' } }),
+    );
+    expect(await readCredential(spaces, 'https://r.example:443')).toMatchObject({ token: 'tk' });
   });
 });

@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ensureSelfTrusted, resolveSpaces, type Spaces } from '../../../src/items/index.js';
 import type { Signer, TrustSet } from '../../../src/integrity/index.js';
+import { signKeyProof } from '../../../src/registry/index.js';
 import { makeSigner } from '../../helpers/keys.js';
 
 export interface Author {
@@ -49,7 +50,19 @@ export async function makeAuthor(url: string, username: string): Promise<Author>
     password: 'correct horse battery',
   });
   const token = session['token'] as string;
-  await registryCall(url, 'POST', '/v1/keys', token, { public_key: publicKeyPem });
+  const asked = await registryCall(url, 'POST', '/v1/keys/challenge', token);
+  const challenge = asked['challenge'] as string;
+  const signature = signKeyProof(signer.privateKey, {
+    registryFingerprint: asked['registry_fingerprint'] as string,
+    username,
+    keyFingerprint: signer.fingerprint,
+    challenge,
+  });
+  await registryCall(url, 'POST', '/v1/keys', token, {
+    public_key: publicKeyPem,
+    challenge,
+    signature,
+  });
   const env = {
     ...process.env,
     RYE_USER_SPACE: join(root, 'user'),

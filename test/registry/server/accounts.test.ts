@@ -1,7 +1,13 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { fingerprintOf } from '../../../src/integrity/index.js';
 import { makeSigner } from '../../helpers/keys.js';
-import { expectRefused, makeAuthor, makeRegistry, type TestRegistry } from './fixtures.js';
+import {
+  expectRefused,
+  makeAuthor,
+  makeRegistry,
+  registerKey,
+  type TestRegistry,
+} from './fixtures.js';
 
 let registry: TestRegistry;
 beforeEach(async () => {
@@ -145,17 +151,12 @@ describe('tokens', () => {
 describe('author keys', () => {
   it('registers a key (201), again is 200, and whoami lists it', async () => {
     const { token } = (await signUp('alice')).json;
-    const { publicKeyPem } = makeSigner();
-    const added = await registry.call('POST', '/v1/keys', {
-      token,
-      body: { public_key: publicKeyPem },
-    });
+    const { signer, publicKeyPem } = makeSigner();
+    const added = await registerKey(registry, token, 'alice', signer, publicKeyPem);
     expect(added.status).toBe(201);
     expect(added.json).toEqual({ fingerprint: fingerprintOf(publicKeyPem) });
-    const again = await registry.call('POST', '/v1/keys', {
-      token,
-      body: { public_key: publicKeyPem.replace(/\n/g, '\r\n') },
-    });
+    const crlf = publicKeyPem.replace(/\n/g, '\r\n');
+    const again = await registerKey(registry, token, 'alice', signer, crlf);
     expect(again.status).toBe(200);
     const whoami = await registry.call('GET', '/v1/whoami', { token });
     expect(whoami.json.keys).toEqual([
@@ -163,13 +164,12 @@ describe('author keys', () => {
     ]);
   });
 
-  it("refuses another account's key (409 REGISTRY_KEY_TAKEN)", async () => {
+  it("refuses another account's key (409 REGISTRY_KEY_TAKEN), even with its private key", async () => {
     const alice = await makeAuthor(registry, 'alice');
     const { token } = (await signUp('bob')).json;
-    const answer = await registry.call('POST', '/v1/keys', {
-      token,
-      body: { public_key: alice.publicKeyPem },
-    });
+    // Only a holder of the private key gets this far (keys.test.ts has the
+    // squatter without it): one account per author key still holds.
+    const answer = await registerKey(registry, token, 'bob', alice.signer, alice.publicKeyPem);
     expectRefused(answer, 409, 'REGISTRY_KEY_TAKEN');
   });
 

@@ -60,11 +60,12 @@ describe('createRegistryApp()', () => {
     const lines = registry.logs.filter((l) => l['msg'] === 'request');
     expect(lines.map((l) => [l['method'], l['path'], l['status']])).toEqual([
       ['POST', '/v1/accounts', 201],
+      ['POST', '/v1/keys/challenge', 201],
       ['POST', '/v1/keys', 201],
       ['GET', '/v1/whoami', 401],
       ['POST', '/v1/items', 201],
     ]);
-    expect(lines[2]).toMatchObject({ level: 'warn', code: 'REGISTRY_AUTH_INVALID' });
+    expect(lines[3]).toMatchObject({ level: 'warn', code: 'REGISTRY_AUTH_INVALID' });
     expect(lines[0]).toEqual({
       time: expect.any(String),
       level: 'info',

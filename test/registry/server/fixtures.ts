@@ -3,7 +3,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Hono } from 'hono';
 import { expect } from 'vitest';
-import { generateKeyPair, signText, type Signer } from '../../../src/integrity/index.js';
+import {
+  fingerprintOf,
+  generateKeyPair,
+  signText,
+  type Signer,
+} from '../../../src/integrity/index.js';
+import { signKeyProof } from '../../../src/registry/index.js';
 import {
   createRegistryApp,
   openPostgresStore,
@@ -119,10 +125,7 @@ export async function makeAuthor(registry: TestRegistry, username = 'alice'): Pr
   });
   expect(session.status).toBe(201);
   const { signer, publicKeyPem } = makeSigner(username);
-  const added = await registry.call('POST', '/v1/keys', {
-    token: session.json.token,
-    body: { public_key: publicKeyPem },
-  });
+  const added = await registerKey(registry, session.json.token, username, signer, publicKeyPem);
   expect(added.status).toBe(201);
   return {
     username,
@@ -133,6 +136,32 @@ export async function makeAuthor(registry: TestRegistry, username = 'alice'): Pr
   };
 }
 
+/**
+ * `POST /v1/keys` with proof of possession: ask a challenge, sign it with
+ * `signer` (the key's private half, or another key to forge), send the key.
+ */
+export async function registerKey(
+  registry: TestRegistry,
+  token: string,
+  username: string,
+  signer: Signer,
+  publicKeyPem: string,
+): Promise<Answer> {
+  const asked = await registry.call('POST', '/v1/keys/challenge', { token });
+  expect(asked.status).toBe(201);
+  const challenge = asked.json.challenge as string;
+  const signature = signKeyProof(signer.privateKey, {
+    registryFingerprint: registry.key.fingerprint,
+    username,
+    keyFingerprint: fingerprintOf(publicKeyPem),
+    challenge,
+  });
+  return registry.call('POST', '/v1/keys', {
+    token,
+    body: { public_key: publicKeyPem, challenge, signature },
+  });
+}
+
 /** A signed Python tool at `<category>/<name>` and the push body for it. */
 export function toolPush(
   signer: Signer,
@@ -140,12 +169,17 @@ export function toolPush(
   options: { category?: string; name?: string; version?: string; extra?: string } = {},
 ): Record<string, string> {
   const category = options.category ?? 'utils';
-  const text = PYTHON_TOOL(category, options.extra ?? '');
+  const version = options.version ?? '1.0.0';
+  // The item declares the version it is pushed as (the registry checks they agree).
+  const text = PYTHON_TOOL(category, options.extra ?? '').replace(
+    '__version__ = "1.0.0"',
+    `__version__ = "${version}"`,
+  );
   return {
     item_type: 'tool',
     namespace,
     item_id: `${category}/${options.name ?? 'greet'}`,
-    version: options.version ?? '1.0.0',
+    version,
     extension: '.py',
     content: signText(text, { itemType: 'tool', extension: '.py', signer }).text,
   };

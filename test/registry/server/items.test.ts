@@ -369,3 +369,32 @@ describe('JSON items', () => {
     expect(served.provenance).toBe('rye-registry@alice');
   });
 });
+
+describe('POST /v1/items: the registry version is the declared version (issue 11)', () => {
+  it('refuses another version than the item declares (422), and publishes nothing', async () => {
+    const body = { ...toolPush(alice.signer, 'alice'), version: '2.0.0' };
+    const answer = await registry.call('POST', '/v1/items', { token: alice.token, body });
+    expectRefused(answer, 422, 'REGISTRY_VERSION_MISMATCH');
+    expect(answer.json.error.message).toContain('declares version 1.0.0');
+    const versions = await registry.call(
+      'GET',
+      '/v1/versions?kind=item&item_type=tool&namespace=alice&item_id=utils/greet',
+    );
+    expect(versions.status).toBe(404);
+  });
+
+  it('accepts it with allow_version_mismatch: true, and only a boolean there', async () => {
+    const body = { ...toolPush(alice.signer, 'alice'), version: '2.0.0' };
+    const notBoolean = await registry.call('POST', '/v1/items', {
+      token: alice.token,
+      body: { ...body, allow_version_mismatch: 'yes' },
+    });
+    expectRefused(notBoolean, 400, 'REGISTRY_INVALID_REQUEST');
+    const allowed = await registry.call('POST', '/v1/items', {
+      token: alice.token,
+      body: { ...body, allow_version_mismatch: true },
+    });
+    expect(allowed.status).toBe(201);
+    expect(allowed.json.version).toBe('2.0.0');
+  });
+});

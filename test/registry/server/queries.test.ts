@@ -126,7 +126,9 @@ describe('POST /v1/yank', () => {
 
 describe('GET /v1/search', () => {
   beforeEach(async () => {
-    const directive = signText(DIRECTIVE('deploy_site', 'web'), {
+    // Declared and published versions agree (item-push checks them).
+    const text = DIRECTIVE('deploy_site', 'web').replace('version="1.0.0"', 'version="0.1.0"');
+    const directive = signText(text, {
       itemType: 'directive',
       extension: '.md',
       signer: bob.signer,

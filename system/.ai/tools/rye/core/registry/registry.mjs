@@ -32,6 +32,10 @@ export const CONFIG_SCHEMA = {
     limit: { type: 'integer', minimum: 1, maximum: 200 },
     registry: { type: 'string', description: 'registry URL (default: RYE_REGISTRY_URL)' },
     force: { type: 'boolean', description: 'pulls: replace different files already there' },
+    allow_version_mismatch: {
+      type: 'boolean',
+      description: 'push: publish although the item declares another version than `version`',
+    },
   },
   required: ['action'],
   additionalProperties: false,
