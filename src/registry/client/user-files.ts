@@ -1,4 +1,3 @@
-import { lstat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { RyeError, isRyeError } from '../../errors/index.js';
 import { aiDir, type Spaces } from '../../items/index.js';
@@ -31,7 +30,9 @@ export async function readUrlMap(path: string): Promise<Map<string, Record<strin
   try {
     text = await readTextFile(path, MAX_USER_FILE_BYTES);
   } catch (error) {
-    if (isRyeError(error, 'FILE_UNREADABLE') && !(await exists(path))) return new Map();
+    // Absent when it was read: another run may create it a moment later (a
+    // first pin under parallel pulls), and that must not read as unreadable.
+    if (isRyeError(error, 'FILE_UNREADABLE') && isNotFound(error.cause)) return new Map();
     throw error;
   }
   let value: unknown;
@@ -81,13 +82,6 @@ export function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-async function exists(path: string): Promise<boolean> {
-  return lstat(path).then(
-    () => true,
-    () => false,
-  );
-}
-
 function corrupt(path: string, why: string, cause?: unknown): RyeError {
   return new RyeError(
     'FILE_UNREADABLE',
@@ -95,4 +89,8 @@ function corrupt(path: string, why: string, cause?: unknown): RyeError {
     { path },
     cause === undefined ? {} : { cause },
   );
+}
+
+function isNotFound(cause: unknown): boolean {
+  return (cause as NodeJS.ErrnoException | undefined)?.code === 'ENOENT';
 }
