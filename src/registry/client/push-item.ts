@@ -4,7 +4,7 @@
  */
 import { RyeError } from '../../errors/index.js';
 import { trustSetOf, verifyText } from '../../integrity/index.js';
-import { parseItemType, resolveItem } from '../../items/index.js';
+import { assertNotReserved, parseItemType, resolveItem } from '../../items/index.js';
 import { readTextFile } from '../../platform/index.js';
 import { assertRegistryId, assertVersion } from '../names.js';
 import { requireToken } from './credentials.js';
@@ -29,7 +29,7 @@ export interface PushItemInput {
  * exactly this item, version and content.
  *
  * @throws RyeError REGISTRY_AUTH_REQUIRED (before any network call),
- *   ITEM_TYPE_INVALID, REGISTRY_REF_INVALID, ITEM_NOT_FOUND, ITEM_AMBIGUOUS,
+ *   ITEM_TYPE_INVALID, REGISTRY_REF_INVALID, ITEM_ID_RESERVED, ITEM_NOT_FOUND, ITEM_AMBIGUOUS,
  *   INTEGRITY_UNSIGNED (nothing to publish), the registry's codes, and every
  *   refusal of verifyAnswer.
  */
@@ -41,6 +41,7 @@ export async function pushItem(
   const token = await requireToken(session.spaces, url, session.env, 'push');
   const itemType = parseItemType(input.itemType);
   assertRegistryId(input.itemId);
+  assertNotReserved(input.itemId, 'push');
   assertVersion(input.version);
   const item = await resolveItem(session.spaces, itemType, input.itemId, ['project', 'user']);
   const content = await readTextFile(item.path);

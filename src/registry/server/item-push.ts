@@ -2,6 +2,7 @@ import { bodyWithoutSignature } from '../../integrity/index.js';
 import {
   ITEM_EXTENSIONS,
   ITEM_TYPES,
+  assertNotReserved,
   assertValid,
   extractMetadata,
   type ItemMetadata,
@@ -33,6 +34,7 @@ export const ITEM_PUSH_FIELDS = [
  * version (200) and changes nothing.
  *
  * @throws RyeError REGISTRY_FORBIDDEN, REGISTRY_INVALID_REQUEST, REGISTRY_REF_INVALID,
+ *   ITEM_ID_RESERVED (ids under rye/),
  *   REGISTRY_BODY_TOO_LARGE, VALIDATION_FAILED, METADATA_PARSE_FAILED,
  *   REGISTRY_AUTHOR_KEY_UNKNOWN, REGISTRY_SIGNATURE_INVALID, REGISTRY_VERSION_CONFLICT
  */
@@ -46,6 +48,7 @@ export async function pushItem(
   assertOwner(token, namespace);
   const itemId = stringField(body, 'item_id', MAX_NAME_LENGTH);
   assertRegistryId(itemId);
+  assertNotReserved(itemId, 'publish');
   const version = stringField(body, 'version', 256);
   assertVersion(version);
   const extension = stringField(body, 'extension', 16);
