@@ -19,7 +19,7 @@ import { THREADS_DIR, TS_TOOL_DIR, writeThreadsTool, writeTsTool } from '../help
 async function threadsProject(): Promise<{ p: ExecProject; id: string; marker: string }> {
   const p = await makeExecProject();
   const id = writeThreadsTool(p);
-  await p.sign('tool', 'rye/agent/threads/**');
+  await p.sign('tool', 'apps/agent/threads/**');
   return { p, id, marker: join(p.root, 'marker') };
 }
 
