@@ -50,7 +50,11 @@ export async function readTrustSnapshot(dir: string): Promise<TrustSnapshot> {
   const files = [];
   for (const name of names) {
     try {
-      files.push({ name, bytes: await readFileCapped(join(dir, name), MAX_TRUST_FILE_BYTES), error: null });
+      files.push({
+        name,
+        bytes: await readFileCapped(join(dir, name), MAX_TRUST_FILE_BYTES),
+        error: null,
+      });
     } catch (error) {
       if (!isRyeError(error)) throw error;
       files.push({ name, bytes: null, error });

@@ -15,7 +15,12 @@ import {
   type TrustSnapshot,
 } from '../integrity/index.js';
 import { writeFileAtomic } from '../platform/index.js';
-import { formatApprovals, readApprovals, tryReadApprovals, type ProjectApproval } from './approvals.js';
+import {
+  formatApprovals,
+  readApprovals,
+  tryReadApprovals,
+  type ProjectApproval,
+} from './approvals.js';
 import { aiDir, type Spaces } from './spaces.js';
 
 /**
@@ -90,7 +95,12 @@ export async function readProjectTrust(spaces: Spaces): Promise<ProjectTrust> {
 export async function approveProjectTrust(spaces: Spaces): Promise<ProjectTrust> {
   const state = await readProjectTrust(spaces);
   if (state.status === 'none' || state.status === 'own-store') return state;
-  return pinDigest(spaces, state, state.digest, state.loaded.keys.map((k) => k.fingerprint));
+  return pinDigest(
+    spaces,
+    state,
+    state.digest,
+    state.loaded.keys.map((k) => k.fingerprint),
+  );
 }
 
 /**
@@ -113,7 +123,9 @@ export async function keepApproved(
   const others = before.snapshot.files.filter((f) => f.name !== change.name);
   if (adding && others.length !== before.snapshot.files.length) return false;
   const files =
-    change.bytes === null ? others : [...others, { name: change.name, bytes: change.bytes, error: null }];
+    change.bytes === null
+      ? others
+      : [...others, { name: change.name, bytes: change.bytes, error: null }];
   files.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   const after = { dir: before.dir, files };
   const keys = parseTrustSnapshot(after, 'project').keys.map((k) => k.fingerprint);

@@ -124,7 +124,8 @@ export async function removeTrustedKey(
       const before = space === 'project' ? await readProjectTrust(spaces) : null;
       await rm(path);
       removed.push(path);
-      if (before !== null) await keepApproved(spaces, before, { name: `${fingerprint}.toml`, bytes: null });
+      if (before !== null)
+        await keepApproved(spaces, before, { name: `${fingerprint}.toml`, bytes: null });
     }
   }
   if (removed.length === 0) {

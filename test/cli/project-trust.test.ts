@@ -3,7 +3,14 @@
  * `.ai/trusted_keys/` count only after `rye trust approve`, for exactly the
  * content approved; and ids under `rye/` never resolve from the project.
  */
-import { existsSync, readFileSync, readdirSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  readFileSync,
+  readdirSync,
+  realpathSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {

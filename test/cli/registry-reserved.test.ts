@@ -96,7 +96,11 @@ describe('the registry and ids under rye/', () => {
     const bundle = await run(ivy, ['registry', 'push-bundle', 'rye/core']);
     expect(bundle.code).toBe(2);
     expect(bundle.json()).toMatchObject({ error: { code: 'ITEM_ID_RESERVED' } });
-    expect(requests().slice(before).filter((r) => r.startsWith('POST'))).toEqual([]);
+    expect(
+      requests()
+        .slice(before)
+        .filter((r) => r.startsWith('POST')),
+    ).toEqual([]);
   });
 
   it('the server refuses to publish an item, a bundle, or a bundle file under rye/ (403 ITEM_ID_RESERVED)', async () => {

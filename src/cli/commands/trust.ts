@@ -64,19 +64,15 @@ export function trustCommand(io: CliIo, run: Runner): Command {
           })),
         ];
         for (const w of loaded.warnings) warn(ctx, w);
-        emit(
-          ctx,
-          { keys, project: projectJson(loaded.project), warnings: loaded.warnings },
-          [
-            ...(keys.length === 0
-              ? ['No trusted keys.']
-              : keys.map(
-                  (k) =>
-                    `${k.fingerprint}  ${k.space.padEnd(7)}  ${k.owner === '' ? '-' : k.owner}${k.status === 'pending' ? '  (pending: not trusted until approved)' : ''}${k.shadowed ? '  (shadowed)' : ''}`,
-                )),
-            ...(loaded.project.status === 'pending' ? [pendingLine(loaded.project)] : []),
-          ],
-        );
+        emit(ctx, { keys, project: projectJson(loaded.project), warnings: loaded.warnings }, [
+          ...(keys.length === 0
+            ? ['No trusted keys.']
+            : keys.map(
+                (k) =>
+                  `${k.fingerprint}  ${k.space.padEnd(7)}  ${k.owner === '' ? '-' : k.owner}${k.status === 'pending' ? '  (pending: not trusted until approved)' : ''}${k.shadowed ? '  (shadowed)' : ''}`,
+              )),
+          ...(loaded.project.status === 'pending' ? [pendingLine(loaded.project)] : []),
+        ]);
         return 0;
       }),
     );
@@ -95,9 +91,7 @@ export function trustCommand(io: CliIo, run: Runner): Command {
             : state.status === 'own-store'
               ? `${state.dir} is the store of your user or system space: nothing to approve`
               : `No key files in ${state.dir}: nothing to approve`,
-          ...state.loaded.keys.map(
-            (k) => `  ${k.fingerprint}  ${k.owner === '' ? '-' : k.owner}`,
-          ),
+          ...state.loaded.keys.map((k) => `  ${k.fingerprint}  ${k.owner === '' ? '-' : k.owner}`),
         ]);
         return 0;
       }),

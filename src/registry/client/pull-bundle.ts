@@ -67,7 +67,8 @@ export async function pullBundle(
   const checked = checkBundleAnswer(verified, doc);
   for (const file of checked.files) {
     const reserved = reservedItemPath(file.path);
-    if (reserved !== undefined) assertNotReserved(reserved, `pull ${file.path} from ${namespace}/${bundleId}`);
+    if (reserved !== undefined)
+      assertNotReserved(reserved, `pull ${file.path} from ${namespace}/${bundleId}`);
   }
   const label = `${namespace}/${bundleId}@${verified.statement.version}`;
 
