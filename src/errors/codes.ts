@@ -28,6 +28,10 @@ export const ERROR_CODES = {
     class: 'usage',
     hint: 'Spaces are project, user or system.',
   },
+  ITEM_ID_RESERVED: {
+    class: 'usage',
+    hint: 'Ids under rye/ belong to the standard library in system space: they never resolve from, publish to or pull into a project or user space.',
+  },
 
   REGISTRY_URL_INVALID: {
     class: 'usage',
@@ -96,6 +100,10 @@ export const ERROR_CODES = {
   TRUST_KEY_NOT_FOUND: {
     class: 'failure',
     hint: '`rye trust list` shows the trusted fingerprints.',
+  },
+  TRUST_APPROVALS_INVALID: {
+    class: 'failure',
+    hint: 'The approved-projects file in <user>/.ai/trust/ is malformed; fix or delete it, then approve your projects again.',
   },
 
   EXECUTOR_CHAIN_CYCLE: {
@@ -221,6 +229,10 @@ export const ERROR_CODES = {
   TRUST_FINGERPRINT_MISMATCH: {
     class: 'integrity',
     hint: 'The fingerprint recorded in the trust file does not match its public key; the file is ignored.',
+  },
+  TRUST_PROJECT_UNAPPROVED: {
+    class: 'integrity',
+    hint: "The signer's key is in the project's .ai/trusted_keys/, which you have not approved (or which changed since): review that folder, then `rye trust approve --project <dir>`.",
   },
 
   EXECUTOR_SPACE_VIOLATION: {

@@ -68,8 +68,18 @@ export { TrustedCache } from './trusted-cache.js';
 export type { TrustedEntry } from './trusted-cache.js';
 export { trustSetOf } from './trust.js';
 export type { TrustSet, TrustedKey } from './trust.js';
-export { loadExplicitTrust, loadTrustStore, readTrustFile } from './trust-store.js';
-export type { LoadedTrust, StoredTrustedKey } from './trust-store.js';
+export { withPendingKeys, pendingKeyFor } from './pending-keys.js';
+export type { PendingKey } from './pending-keys.js';
+export {
+  loadExplicitTrust,
+  loadTrustStore,
+  mergeLoadedTrust,
+  parseTrustSnapshot,
+  readTrustFile,
+  readTrustSnapshot,
+  trustSnapshotDigest,
+} from './trust-store.js';
+export type { LoadedTrust, StoredTrustedKey, TrustSnapshot } from './trust-store.js';
 export { MAX_TRUST_FILE_BYTES, formatTrustToml, parseTrustToml } from './trust-toml.js';
 export { emptyResult, verdictReason } from './verdict.js';
 export type { Verdict, VerifyResult } from './verdict.js';

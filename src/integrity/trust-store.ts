@@ -1,7 +1,8 @@
+import { createHash } from 'node:crypto';
 import { readdir, stat } from 'node:fs/promises';
 import { basename, extname, join } from 'node:path';
 import { isRyeError, RyeError } from '../errors/index.js';
-import { messageOf, readTextFile } from '../platform/index.js';
+import { decodeText, messageOf, readFileCapped, readTextFile } from '../platform/index.js';
 import { parsePublicKey } from './keys.js';
 import { trustSetOf, type TrustedKey, type TrustSet } from './trust.js';
 import { MAX_TRUST_FILE_BYTES, parseTrustToml } from './trust-toml.js';
@@ -23,6 +24,80 @@ export interface LoadedTrust {
   }[];
 }
 
+/** The `.toml` files of one trusted-key folder, read once: what is hashed is what is parsed. */
+export interface TrustSnapshot {
+  readonly dir: string;
+  /** Sorted by name; `bytes` is null for a file that could not be read (reason in `error`). */
+  readonly files: readonly {
+    readonly name: string;
+    readonly bytes: Buffer | null;
+    readonly error: RyeError | null;
+  }[];
+}
+
+/**
+ * Read the `.toml` files of a trusted-key folder (a missing folder is empty).
+ * Each file is capped at MAX_TRUST_FILE_BYTES; a file that cannot be read is
+ * kept with its error, so it still counts in the digest.
+ */
+export async function readTrustSnapshot(dir: string): Promise<TrustSnapshot> {
+  let names: string[];
+  try {
+    names = (await readdir(dir)).filter((n) => n.endsWith('.toml')).sort(compareNames);
+  } catch {
+    return { dir, files: [] };
+  }
+  const files = [];
+  for (const name of names) {
+    try {
+      files.push({
+        name,
+        bytes: await readFileCapped(join(dir, name), MAX_TRUST_FILE_BYTES),
+        error: null,
+      });
+    } catch (error) {
+      if (!isRyeError(error)) throw error;
+      files.push({ name, bytes: null, error });
+    }
+  }
+  return { dir, files };
+}
+
+/**
+ * The content digest of a trusted-key folder (docs/trust.md): SHA-256 over,
+ * per file in name order, `name NUL length NUL bytes` (length `-1` and no bytes
+ * for an unreadable file). Any key added, removed, renamed or edited changes it.
+ */
+export function trustSnapshotDigest(snapshot: TrustSnapshot): string {
+  const hash = createHash('sha256');
+  for (const file of snapshot.files) {
+    hash.update(file.name, 'utf8');
+    hash.update(NUL);
+    hash.update(String(file.bytes?.length ?? -1), 'latin1');
+    hash.update(NUL);
+    if (file.bytes !== null) hash.update(file.bytes);
+  }
+  return hash.digest('hex');
+}
+
+/** Parse the keys of a snapshot; a file that does not parse is skipped with a warning. */
+export function parseTrustSnapshot(snapshot: TrustSnapshot, space: string): LoadedTrust {
+  const keys: StoredTrustedKey[] = [];
+  const warnings: { path: string; code: string; message: string }[] = [];
+  for (const file of snapshot.files) {
+    const path = join(snapshot.dir, file.name);
+    try {
+      if (file.error !== null) throw file.error;
+      const key = parseTrustToml(decodeText(file.bytes ?? Buffer.alloc(0), path), path);
+      keys.push({ ...key, space });
+    } catch (error) {
+      if (!isRyeError(error)) throw error;
+      warnings.push({ path, code: error.code, message: error.message });
+    }
+  }
+  return { trust: trustSetOf(keys), keys, warnings };
+}
+
 /**
  * Read trusted-key folders in precedence order (project → user → system). A
  * file whose recorded fingerprint does not match its key, or that does not
@@ -31,27 +106,17 @@ export interface LoadedTrust {
 export async function loadTrustStore(
   stores: readonly { readonly space: string; readonly dir: string }[],
 ): Promise<LoadedTrust> {
-  const keys: StoredTrustedKey[] = [];
-  const warnings: { path: string; code: string; message: string }[] = [];
+  const parts: LoadedTrust[] = [];
   for (const store of stores) {
-    let names: string[];
-    try {
-      names = (await readdir(store.dir)).filter((n) => n.endsWith('.toml')).sort();
-    } catch {
-      continue;
-    }
-    for (const name of names) {
-      const path = join(store.dir, name);
-      try {
-        const key = parseTrustToml(await readTextFile(path, MAX_TRUST_FILE_BYTES), path);
-        keys.push({ ...key, space: store.space });
-      } catch (error) {
-        if (!isRyeError(error)) throw error;
-        warnings.push({ path, code: error.code, message: error.message });
-      }
-    }
+    parts.push(parseTrustSnapshot(await readTrustSnapshot(store.dir), store.space));
   }
-  return { trust: trustSetOf(keys), keys, warnings };
+  return mergeLoadedTrust(parts);
+}
+
+/** Several loaded stores as one, in the order given (the first key wins a fingerprint). */
+export function mergeLoadedTrust(parts: readonly LoadedTrust[]): LoadedTrust {
+  const keys = parts.flatMap((p) => p.keys);
+  return { trust: trustSetOf(keys), keys, warnings: parts.flatMap((p) => p.warnings) };
 }
 
 /**
@@ -100,4 +165,10 @@ async function isDirectory(path: string): Promise<boolean> {
       { path },
     );
   }
+}
+
+const NUL = Buffer.from([0]);
+
+function compareNames(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
 }

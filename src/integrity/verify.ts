@@ -1,10 +1,12 @@
 import type { KeyObject } from 'node:crypto';
+import { join } from 'node:path';
 import { isRyeError, type ErrorCode } from '../errors/index.js';
 import { locateCommentSignature } from './comment-signature.js';
 import { hexDigestsEqual, normalizeNewlines, sha256Hex } from './hash.js';
 import { directiveSpan, toolHashedText, type Coverage } from './hashed-content.js';
 import { readJsonSignature } from './json-signature.js';
 import { describeScopes, scopesCover, type VerifySubject } from './key-scope.js';
+import { pendingKeyFor } from './pending-keys.js';
 import { verifyBytes, verifyBytesAsync } from './keys.js';
 import {
   DEFAULT_SIGNATURE_FORMATS,
@@ -47,7 +49,8 @@ interface Candidate {
  * but the parsed-key cache. Never throws for bad content — every failure is a
  * verdict with a code (INTEGRITY_UNSIGNED, INTEGRITY_SIGNATURE_MISPLACED,
  * INTEGRITY_MALFORMED_SIGNATURE, INTEGRITY_DUPLICATE_SIGNATURE,
- * INTEGRITY_HASH_MISMATCH, INTEGRITY_UNTRUSTED_KEY, INTEGRITY_BAD_SIGNATURE,
+ * INTEGRITY_HASH_MISMATCH, INTEGRITY_UNTRUSTED_KEY (TRUST_PROJECT_UNAPPROVED when the
+ * key is in a project trust store the user has not approved), INTEGRITY_BAD_SIGNATURE,
  * ITEM_UNSUPPORTED_EXTENSION, or the JSON parser's code). A trusted key whose
  * scope does not cover `options.subject` is INTEGRITY_UNTRUSTED_KEY for it.
  *
@@ -242,6 +245,15 @@ function checkSignature(
   const found: VerifyResult = { ...signed, actualHash, coverage: matched.coverage };
   const key = options.trust.get(fields.fingerprint);
   if (key === undefined) {
+    const pending = pendingKeyFor(options.trust, fields.fingerprint);
+    if (pending !== undefined) {
+      return fail(
+        found,
+        'untrusted_key',
+        'TRUST_PROJECT_UNAPPROVED',
+        `Cannot verify ${label}: signed by key ${fields.fingerprint}${pending.owner === '' ? '' : ` (${pending.owner})`} from the trust store of project ${pending.project}, which you have not approved; review ${join(pending.project, '.ai', 'trusted_keys')}, then run \`rye trust approve --project ${pending.project}\``,
+      );
+    }
     return fail(
       found,
       'untrusted_key',

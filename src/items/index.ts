@@ -16,7 +16,14 @@ export type {
 } from './metadata/types.js';
 export { LIST_EXCLUDED_DIRS, listItemFiles, resolveItem, typeRoot } from './resolve.js';
 export type { ResolvedItem } from './resolve.js';
-export { selectItems } from './select.js';
+export { ignoredReservedFiles, selectItems } from './select.js';
+export {
+  RESERVED_PREFIX,
+  assertNotReserved,
+  isReservedId,
+  reservedItemPath,
+  spacesForId,
+} from './reserved-ids.js';
 export {
   SPACE_NAMES,
   aiDir,
@@ -26,6 +33,17 @@ export {
   trustStores,
 } from './spaces.js';
 export type { SpaceName, Spaces, SpacesOptions } from './spaces.js';
+export {
+  approvalsPath,
+  approveProjectTrust,
+  keepApproved,
+  readProjectTrust,
+  realFolder,
+  revokeProjectTrust,
+} from './project-trust.js';
+export type { ProjectTrust, ProjectTrustStatus } from './project-trust.js';
+export type { ProjectApproval } from './approvals.js';
+export type { SpaceTrust } from './trust-admin.js';
 export {
   addTrustedKey,
   ensureSelfTrusted,

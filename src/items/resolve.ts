@@ -4,6 +4,7 @@ import { basename, dirname, extname, join, relative, sep } from 'node:path';
 import { RyeError } from '../errors/index.js';
 import { parseItemId } from './item-id.js';
 import { ITEM_EXTENSIONS, ITEM_FOLDERS, type ItemType } from './item-type.js';
+import { RESERVED_PREFIX, spacesForId } from './reserved-ids.js';
 import { SPACE_NAMES, aiDir, type SpaceName, type Spaces } from './spaces.js';
 
 /** An item id resolved to one file in one space. */
@@ -32,9 +33,11 @@ export function typeRoot(spaces: Spaces, space: SpaceName, itemType: ItemType): 
 /**
  * Resolve an item id project → user → system (or within `only`), probing the
  * type's extensions in their fixed order. Two files with the same id in one
- * space is an error, never a silent pick.
+ * space is an error, never a silent pick. Ids under `rye/` resolve from system
+ * space only (reserved-ids.ts): a project or user file for one is ignored.
  *
- * @throws RyeError ITEM_ID_INVALID, ITEM_AMBIGUOUS, ITEM_NOT_FOUND
+ * @throws RyeError ITEM_ID_INVALID, ITEM_AMBIGUOUS, ITEM_NOT_FOUND,
+ *   ITEM_ID_RESERVED (a reserved id with files only outside system space)
  */
 export async function resolveItem(
   spaces: Spaces,
@@ -43,7 +46,8 @@ export async function resolveItem(
   only: readonly SpaceName[] = SPACE_NAMES,
 ): Promise<ResolvedItem> {
   parseItemId(itemId);
-  for (const space of SPACE_NAMES.filter((s) => only.includes(s))) {
+  const allowed = spacesForId(itemId, only);
+  for (const space of SPACE_NAMES.filter((s) => allowed.includes(s))) {
     const found = await filesForId(spaces, space, itemType, itemId);
     if (found.length > 1) {
       throw new RyeError(
@@ -54,10 +58,20 @@ export async function resolveItem(
     }
     if (found[0] !== undefined) return found[0];
   }
+  const ignored: string[] = [];
+  for (const space of only.filter((s) => !allowed.includes(s)))
+    for (const f of await filesForId(spaces, space, itemType, itemId)) ignored.push(f.path);
+  if (ignored.length > 0) {
+    throw new RyeError(
+      'ITEM_ID_RESERVED',
+      `Cannot resolve ${itemType} "${itemId}": ids under ${RESERVED_PREFIX} resolve from system space only, which has no such ${itemType}; ignored ${ignored.join(', ')}`,
+      { itemType, itemId, ignored },
+    );
+  }
   throw new RyeError(
     'ITEM_NOT_FOUND',
-    `Cannot resolve ${itemType} "${itemId}": no file in ${only.join(', ')} space${only.length > 1 ? 's' : ''}`,
-    { itemType, itemId, spaces: only },
+    `Cannot resolve ${itemType} "${itemId}": no file in ${allowed.join(', ') || 'system'} space${allowed.length > 1 ? 's' : ''}${allowed.length < only.length ? ` (ids under ${RESERVED_PREFIX} resolve from system space only)` : ''}`,
+    { itemType, itemId, spaces: allowed },
   );
 }
 

@@ -1,6 +1,7 @@
 import { RyeError } from '../errors/index.js';
 import { compileIdGlob, isGlob } from './glob.js';
 import type { ItemType } from './item-type.js';
+import { isReservedId, spacesForId } from './reserved-ids.js';
 import { listItemFiles, resolveItem, type ResolvedItem } from './resolve.js';
 import { SPACE_NAMES, type SpaceName, type Spaces } from './spaces.js';
 
@@ -8,9 +9,11 @@ import { SPACE_NAMES, type SpaceName, type Spaces } from './spaces.js';
  * The item files an id or glob names, searching `only` spaces in precedence
  * order. One id resolves to one file (ITEM_AMBIGUOUS otherwise). A glob yields
  * every matching file; an id found in a higher-precedence space shadows the
- * same id below it. A glob that matches nothing is ITEM_NOT_FOUND.
+ * same id below it. A glob that matches nothing is ITEM_NOT_FOUND. Files under
+ * a reserved id (`rye/…`) outside system space are never selected
+ * ({@link ignoredReservedFiles} lists them).
  *
- * @throws RyeError ITEM_ID_INVALID, ITEM_AMBIGUOUS, ITEM_NOT_FOUND
+ * @throws RyeError ITEM_ID_INVALID, ITEM_AMBIGUOUS, ITEM_NOT_FOUND, ITEM_ID_RESERVED
  */
 export async function selectItems(
   spaces: Spaces,
@@ -23,7 +26,9 @@ export async function selectItems(
   const seen = new Set<string>();
   const out: ResolvedItem[] = [];
   for (const space of SPACE_NAMES.filter((s) => only.includes(s))) {
-    const inSpace = (await listItemFiles(spaces, space, itemType)).filter((f) => matches(f.itemId));
+    const inSpace = (await listItemFiles(spaces, space, itemType)).filter(
+      (f) => matches(f.itemId) && spacesForId(f.itemId, [space]).length > 0,
+    );
     for (const file of inSpace) if (!seen.has(file.itemId)) out.push(file);
     for (const file of inSpace) seen.add(file.itemId);
   }
@@ -37,6 +42,24 @@ export async function selectItems(
         spaces: only,
       },
     );
+  }
+  return out;
+}
+
+/**
+ * Project and user files an id or glob names under a reserved id (`rye/…`):
+ * they are never used, and commands that list items say so.
+ */
+export async function ignoredReservedFiles(
+  spaces: Spaces,
+  itemType: ItemType,
+  idOrGlob: string,
+): Promise<ResolvedItem[]> {
+  const matches = isGlob(idOrGlob) ? compileIdGlob(idOrGlob) : (id: string) => id === idOrGlob;
+  const out: ResolvedItem[] = [];
+  for (const space of ['project', 'user'] as const) {
+    for (const file of await listItemFiles(spaces, space, itemType))
+      if (isReservedId(file.itemId) && matches(file.itemId)) out.push(file);
   }
   return out;
 }

@@ -71,6 +71,8 @@ describe('human output escapes strings from trust files, file names, manifests a
   it('rye trust list shows a hostile owner escaped on one line; --json keeps its value', async () => {
     const { s, fingerprint, pem } = await signedNote();
     hostileTrustFile(s, fingerprint, pem);
+    // Project keys count (and are listed without "pending") once the user approves the store.
+    expect((await inProject(s, 'trust', 'approve')).code).toBe(0);
     const list = await inProject(s, 'trust', 'list');
     expect(list.code).toBe(0);
     expect(list.stdout).toContain(`${fingerprint}  project  ${SHOWN}\n`);
@@ -86,6 +88,7 @@ describe('human output escapes strings from trust files, file names, manifests a
   it('rye verify names the signer from the trust file escaped', async () => {
     const { s, fingerprint, pem } = await signedNote();
     hostileTrustFile(s, fingerprint, pem);
+    expect((await inProject(s, 'trust', 'approve')).code).toBe(0);
     const res = await inProject(s, 'verify', 'knowledge', 'note');
     expect(res.code).toBe(0);
     expect(res.stdout).toContain(`ok        note.md (project)  ${fingerprint} ${SHOWN}\n`);

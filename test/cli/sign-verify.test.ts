@@ -195,6 +195,7 @@ describe('rye verify', () => {
       '.ai/trusted_keys/9d65c1cc10c335a2.toml',
       readFileSync(join(vectors, 'trusted_keys/9d65c1cc10c335a2.toml')),
     );
+    expect((await inProject(s, 'trust', 'approve')).code).toBe(0);
     const lax = await inProject(s, 'verify', 'directive', 'demo/legacy_span');
     expect(lax.code).toBe(0);
     expect(lax.stdout).toContain('only the <directive> span is signed');

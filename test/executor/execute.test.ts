@@ -10,7 +10,8 @@ import {
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { execute, updateLockfile, type ExecuteResult } from '../../src/executor/index.js';
-import { loadSpaceTrust } from '../../src/items/index.js';
+import { readSigner, signText } from '../../src/integrity/index.js';
+import { keyDir, loadSpaceTrust } from '../../src/items/index.js';
 import type { ErrorCode } from '../../src/errors/index.js';
 import { refusal } from '../helpers/refusal.js';
 import { makeExecProject, type ExecProject } from '../helpers/exec-project.js';
@@ -19,7 +20,7 @@ import { THREADS_DIR, TS_TOOL_DIR, writeThreadsTool, writeTsTool } from '../help
 async function threadsProject(): Promise<{ p: ExecProject; id: string; marker: string }> {
   const p = await makeExecProject();
   const id = writeThreadsTool(p);
-  await p.sign('tool', 'rye/agent/threads/**');
+  await p.sign('tool', 'apps/agent/threads/**');
   return { p, id, marker: join(p.root, 'marker') };
 }
 
@@ -345,14 +346,39 @@ describe('execute(): chain refusals', () => {
     expect((await refusal(run(p, 'r/top'))).code).toBe('EXECUTOR_ROOT_NOT_PRIMITIVE');
   });
 
-  it('refuses a project file shadowing the primitive of a system runtime', async () => {
-    const { p, id } = await singleTool('print(1)');
+  it('ignores a signed project file shadowing the primitive of a system runtime (rye/ is reserved)', async () => {
+    // Before rye/ was reserved this was EXECUTOR_SPACE_VIOLATION; now the project
+    // file is never resolved and the system primitive runs.
+    const { p, id } = await singleTool('print(json.dumps({"n": 1}))');
+    const signer = await readSigner(keyDir(p.spaces));
     p.write(
       '.ai/tools/rye/core/primitives/subprocess.yaml',
-      runtimeYaml('rye/core/primitives/subprocess', null, 'primitive'),
+      signText(runtimeYaml('rye/core/primitives/subprocess', null, 'primitive'), {
+        itemType: 'tool',
+        extension: '.yaml',
+        signer,
+      }).text,
     );
-    await p.sign('tool', 'rye/core/primitives/subprocess');
-    const refused = await refusal(run(p, id));
+    const result = await run(p, id);
+    expect(result).toMatchObject({ status: 'success', data: { n: 1 } });
+    expect(result.chain?.at(-1)).toMatchObject({
+      item_id: 'rye/core/primitives/subprocess',
+      space: 'system',
+    });
+  });
+
+  it('refuses a user tool whose runtime resolves in project space (EXECUTOR_SPACE_VIOLATION)', async () => {
+    const p = await makeExecProject();
+    p.write('.ai/tools/r/rt.yaml', runtimeYaml('r/rt', 'rye/core/primitives/subprocess'));
+    await p.sign('tool', 'r/rt');
+    const signer = await readSigner(keyDir(p.spaces));
+    p.write(
+      '.ai/tools/u/top.py',
+      signText(pyTool('u', 'print(1)', '', 'r/rt'), { itemType: 'tool', extension: '.py', signer })
+        .text,
+      p.user,
+    );
+    const refused = await refusal(run(p, 'u/top'));
     expect(refused.code).toBe('EXECUTOR_SPACE_VIOLATION');
   });
 });

@@ -1,6 +1,6 @@
 import type { TempSpaces } from './temp-space.js';
 
-const THREADS = '.ai/tools/rye/agent/threads';
+const THREADS = '.ai/tools/apps/agent/threads';
 
 /** Helper modules of the seed's threads layout (plain Python, no tool metadata). */
 const THREAD_HELPERS: Record<string, string> = {
@@ -36,7 +36,7 @@ from adapters.tool_dispatcher import dispatch
 __version__ = "1.0.0"
 __tool_type__ = "python"
 __executor_id__ = "rye/core/runtimes/python_script_runtime"
-__category__ = "rye/agent/threads"
+__category__ = "apps/agent/threads"
 __tool_description__ = "Thread directive entry point"
 
 CONFIG_SCHEMA = {
@@ -66,7 +66,7 @@ export function writeThreadsTool(s: TempSpaces, extra = 0): string {
     s.write(`${THREADS}/persistence/extra_${i}.py`, `VALUE_${i} = ${i}\n`);
   s.write(`${THREADS}/thread_directive.py`, THREAD_DIRECTIVE);
   s.write(`${THREADS}/__pycache__/runner.cpython-311.pyc`, Buffer.from([0, 1, 2, 3]));
-  return 'rye/agent/threads/thread_directive';
+  return 'apps/agent/threads/thread_directive';
 }
 
 export const THREADS_DIR = THREADS;

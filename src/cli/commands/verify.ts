@@ -1,7 +1,14 @@
 import { Command } from 'commander';
 import { exitCodeFor } from '../../errors/index.js';
 import { type VerifyResult } from '../../integrity/index.js';
-import { loadSpaceTrust, parseItemType, selectItems, verifyItemFile } from '../../items/index.js';
+import {
+  RESERVED_PREFIX,
+  ignoredReservedFiles,
+  loadSpaceTrust,
+  parseItemType,
+  selectItems,
+  verifyItemFile,
+} from '../../items/index.js';
 import { contextOf, withCommonOptions, type CliIo, type CommonOptions } from '../context.js';
 import { emit, warn } from '../report.js';
 import type { Runner } from '../runner.js';
@@ -20,9 +27,10 @@ export function verifyCommand(io: CliIo, run: Runner): Command {
       run(options, async () => {
         const ctx = contextOf(options, io);
         const itemType = parseItemType(type);
-        const [items, loaded] = await Promise.all([
+        const [items, loaded, ignored] = await Promise.all([
           selectItems(ctx.spaces, itemType, pattern),
           loadSpaceTrust(ctx.spaces),
+          ignoredReservedFiles(ctx.spaces, itemType, pattern),
         ]);
         for (const w of loaded.warnings) warn(ctx, w);
         const results = await Promise.all(
@@ -42,8 +50,18 @@ export function verifyCommand(io: CliIo, run: Runner): Command {
               failed: failed.length,
             },
             results: results.map((r) => verifyResultJson(r.result, r.item)),
+            ignored: ignored.map((i) => ({
+              item_id: i.itemId,
+              space: i.space,
+              path: i.path,
+              reason: `ids under ${RESERVED_PREFIX} resolve from system space only`,
+            })),
           },
           [
+            ...ignored.map(
+              (i) =>
+                `ignored ${i.itemId}${i.extension} (${i.space}): ids under ${RESERVED_PREFIX} resolve from system space only`,
+            ),
             ...results.flatMap((r) =>
               verifyResultLines(r.result, `${r.item.itemId}${r.item.extension} (${r.item.space})`),
             ),

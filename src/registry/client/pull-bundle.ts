@@ -14,6 +14,7 @@ import {
   readFolderClaims,
 } from '../../bundle/index.js';
 import { sha256Hex } from '../../integrity/index.js';
+import { assertNotReserved, reservedItemPath } from '../../items/index.js';
 import { assertVersion, parseRegistryRef } from '../names.js';
 import type { BundleFileDocument } from '../wire.js';
 import { checkBundleAnswer } from './bundle-answer.js';
@@ -40,7 +41,8 @@ export interface PullBundleInput {
 }
 
 /**
- * @throws RyeError REGISTRY_REF_INVALID, the registry's and the transport's
+ * @throws RyeError REGISTRY_REF_INVALID, ITEM_ID_RESERVED (a bundle id or an item
+ *   file under rye/; nothing written), the registry's and the transport's
  *   codes, every refusal of verifyAnswer and checkBundleAnswer,
  *   REGISTRY_CONTENT_INVALID (a blob with the wrong size or hash),
  *   REGISTRY_PULL_CONFLICT, BUNDLE_FOLDER_CLAIMED (a file or app folder in
@@ -51,6 +53,7 @@ export async function pullBundle(
   input: PullBundleInput,
 ): Promise<Record<string, unknown> & { ok: true }> {
   const { namespace, itemId: bundleId } = parseRegistryRef(input.ref);
+  assertNotReserved(bundleId, 'pull bundle');
   const version = input.version ?? null;
   if (version !== null) assertVersion(version);
   const { url } = session.endpoint;
@@ -69,6 +72,11 @@ export async function pullBundle(
     doc,
   );
   const checked = checkBundleAnswer(verified, doc);
+  for (const file of checked.files) {
+    const reserved = reservedItemPath(file.path);
+    if (reserved !== undefined)
+      assertNotReserved(reserved, `pull ${file.path} from ${namespace}/${bundleId}`);
+  }
   const label = `${namespace}/${bundleId}@${verified.statement.version}`;
 
   // Every target checked, and every conflict found, before a byte is downloaded.

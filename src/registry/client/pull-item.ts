@@ -10,6 +10,7 @@ import { updateLockfile } from '../../executor/index.js';
 import {
   ITEM_EXTENSIONS,
   ITEM_FOLDERS,
+  assertNotReserved,
   loadSpaceTrust,
   parseItemType,
   type ItemType,
@@ -37,7 +38,8 @@ export interface PullItemInput {
 export type PullItemResult = Record<string, unknown> & { readonly ok: true };
 
 /**
- * @throws RyeError ITEM_TYPE_INVALID, REGISTRY_REF_INVALID, the registry's and
+ * @throws RyeError ITEM_TYPE_INVALID, REGISTRY_REF_INVALID, ITEM_ID_RESERVED (before
+ *   any network call), the registry's and
  *   the transport's codes, every refusal of verifyAnswer, REGISTRY_PULL_CONFLICT,
  *   INTEGRITY_SYMLINK_ESCAPE, FILE_WRITE_FAILED. A failed lockfile is reported
  *   in the result (`lockfile: null`, `lockfile_error`), never thrown.
@@ -48,6 +50,8 @@ export async function pullItem(
 ): Promise<PullItemResult> {
   const itemType = parseItemType(input.itemType);
   const { namespace, itemId } = parseRegistryRef(input.ref);
+  // It would land at .ai/<type>/rye/…, which never resolves; refuse it outright.
+  assertNotReserved(itemId, 'pull');
   const version = input.version ?? null;
   if (version !== null) assertVersion(version);
   const { url } = session.endpoint;

@@ -13,7 +13,7 @@ import {
   type BundleReport,
 } from '../../bundle/index.js';
 import { sha256Hex, trustSetOf, verifyText } from '../../integrity/index.js';
-import { aiDir, loadSpaceTrust, parseItemId } from '../../items/index.js';
+import { aiDir, assertNotReserved, loadSpaceTrust, parseItemId } from '../../items/index.js';
 import { pathExists, readFileCapped, readTextFile, mapLimit } from '../../platform/index.js';
 import { assertRegistryId } from '../names.js';
 import { checkBundleAnswer, MAX_PULL_BUNDLE_BYTES } from './bundle-answer.js';
@@ -37,7 +37,7 @@ export interface PushBundleInput {
 
 /**
  * @throws RyeError REGISTRY_AUTH_REQUIRED (before any network call),
- *   ITEM_ID_INVALID, BUNDLE_NOT_FOUND (no manifest in the project), the
+ *   ITEM_ID_INVALID, ITEM_ID_RESERVED, BUNDLE_NOT_FOUND (no manifest in the project), the
  *   manifest's integrity code or BUNDLE_VERIFY_FAILED (it does not verify
  *   here: nothing is uploaded), the registry's codes, and every refusal of
  *   verifyAnswer / checkBundleAnswer.
@@ -51,6 +51,7 @@ export async function pushBundle(
   const token = await requireToken(spaces, url, session.env, 'push a bundle');
   const bundleId = parseItemId(input.bundleId);
   assertRegistryId(bundleId);
+  assertNotReserved(bundleId, 'push bundle');
   const path = bundleManifestPath(aiDir(spaces, 'project'), bundleId);
   if (!(await pathExists(path))) {
     throw new RyeError(

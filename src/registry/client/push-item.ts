@@ -4,7 +4,12 @@
  */
 import { RyeError } from '../../errors/index.js';
 import { bodyWithoutSignature, trustSetOf, verifyText } from '../../integrity/index.js';
-import { extractMetadata, parseItemType, resolveItem } from '../../items/index.js';
+import {
+  assertNotReserved,
+  extractMetadata,
+  parseItemType,
+  resolveItem,
+} from '../../items/index.js';
 import { readTextFile } from '../../platform/index.js';
 import { assertVersionAgrees, declaredVersionOf } from '../declared-version.js';
 import { assertRegistryId, assertVersion } from '../names.js';
@@ -35,10 +40,10 @@ export interface PushItemInput {
  * a multi-file package is pushed with a warning that points to push-bundle.
  *
  * @throws RyeError REGISTRY_AUTH_REQUIRED, ITEM_TYPE_INVALID,
- *   REGISTRY_REF_INVALID, ITEM_NOT_FOUND, ITEM_AMBIGUOUS, INTEGRITY_UNSIGNED
- *   (nothing to publish), METADATA_PARSE_FAILED, REGISTRY_VERSION_MISMATCH (all
- *   before any network call), the registry's codes, and every refusal of
- *   verifyAnswer.
+ *   REGISTRY_REF_INVALID, ITEM_ID_RESERVED, ITEM_NOT_FOUND, ITEM_AMBIGUOUS,
+ *   INTEGRITY_UNSIGNED (nothing to publish), METADATA_PARSE_FAILED,
+ *   REGISTRY_VERSION_MISMATCH (all before any network call), the registry's
+ *   codes, and every refusal of verifyAnswer.
  */
 export async function pushItem(
   session: RegistrySession,
@@ -48,6 +53,7 @@ export async function pushItem(
   const token = await requireToken(session.spaces, url, session.env, 'push');
   const itemType = parseItemType(input.itemType);
   assertRegistryId(input.itemId);
+  assertNotReserved(input.itemId, 'push');
   assertVersion(input.version);
   const item = await resolveItem(session.spaces, itemType, input.itemId, ['project', 'user']);
   const content = await readTextFile(item.path);

@@ -7,6 +7,8 @@ import {
   type ScopeItemType,
   type TrustedKey,
 } from '../../integrity/index.js';
+import { keepApproved, readProjectTrust } from '../../items/index.js';
+import { basename } from 'node:path';
 import { writeFileAtomic } from '../../platform/index.js';
 import { inspectTarget } from './project-paths.js';
 import type { RegistrySession } from './session.js';
@@ -47,8 +49,11 @@ export const BUNDLE_ITEM_TYPES: readonly ScopeItemType[] = [
  * is widened only when its owner and attestation are exactly those a pull
  * writes and its key is the same. Any other file for the fingerprint (trusted
  * by the user, unrestricted, or unreadable) is left alone.
+ * The store's approval (docs/trust.md) follows the pull only when the store
+ * was approved or empty before it.
  *
- * @throws RyeError INTEGRITY_SYMLINK_ESCAPE, REGISTRY_PULL_CONFLICT, FILE_WRITE_FAILED
+ * @throws RyeError INTEGRITY_SYMLINK_ESCAPE, REGISTRY_PULL_CONFLICT, FILE_WRITE_FAILED,
+ *   TRUST_APPROVALS_INVALID
  */
 export async function trustAuthorKey(
   session: RegistrySession,
@@ -67,7 +72,8 @@ export async function trustAuthorKey(
   const record = { fingerprint: author.fingerprint, owner, attestation };
   if (target.kind === 'missing') {
     const scope: KeyScope = { ids: [...pulled.ids], itemTypes: [...pulled.itemTypes] };
-    await writeFileAtomic(
+    await writeApproved(
+      session,
       target.absolute,
       formatTrustToml({ ...record, publicKeyPem: author.publicKeyPem, scopes: [scope] }),
     );
@@ -84,11 +90,24 @@ export async function trustAuthorKey(
   if (!ours || scope === null) return { ...result, added: false, extended: false, scope };
   const widened = widen(scope, pulled);
   if (widened === scope) return { ...result, added: false, extended: false, scope };
-  await writeFileAtomic(
+  await writeApproved(
+    session,
     target.absolute,
     formatTrustToml({ ...record, publicKeyPem: existing.publicKeyPem, scopes: [widened] }),
   );
   return { ...result, added: false, extended: true, scope: widened };
+}
+
+/**
+ * Write a project trust file for a pull the user asked for: an approved (or
+ * empty) project store stays approved with this change; one holding
+ * unapproved keys stays pending.
+ */
+async function writeApproved(session: RegistrySession, path: string, text: string): Promise<void> {
+  const before = await readProjectTrust(session.spaces);
+  const bytes = Buffer.from(text, 'utf8');
+  await writeFileAtomic(path, bytes);
+  await keepApproved(session.spaces, before, { name: basename(path), bytes, replaces: true });
 }
 
 /** `scope` plus the pulled ids and types, or `scope` itself when it has them all. */

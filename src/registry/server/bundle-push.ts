@@ -1,5 +1,6 @@
 import { RyeError } from '../../errors/index.js';
 import { MAX_MANIFEST_BYTES, manifestPathProblem, parseManifest } from '../../bundle/index.js';
+import { assertNotReserved, reservedItemPath } from '../../items/index.js';
 import { assertRegistryId, assertVersion } from '../names.js';
 import type { BundleVersionDocument } from '../wire.js';
 import { bundleAnswer } from './answers.js';
@@ -19,6 +20,7 @@ export const BUNDLE_PUSH_FIELDS = ['namespace', 'bundle_id', 'manifest'] as cons
  * and publish the version with all its file rows at once.
  *
  * @throws RyeError REGISTRY_FORBIDDEN, REGISTRY_INVALID_REQUEST, REGISTRY_REF_INVALID,
+ *   ITEM_ID_RESERVED (a bundle id or an item file under rye/),
  *   REGISTRY_BODY_TOO_LARGE, BUNDLE_MANIFEST_INVALID, REGISTRY_AUTHOR_KEY_UNKNOWN,
  *   REGISTRY_SIGNATURE_INVALID, REGISTRY_BLOB_MISSING, REGISTRY_VERSION_CONFLICT
  */
@@ -31,6 +33,7 @@ export async function pushBundle(
   assertOwner(token, namespace);
   const bundleId = stringField(body, 'bundle_id', MAX_NAME_LENGTH);
   assertRegistryId(bundleId);
+  assertNotReserved(bundleId, 'publish bundle');
   const text = stringField(body, 'manifest', Number.MAX_SAFE_INTEGER);
   if (Buffer.byteLength(text, 'utf8') > MAX_MANIFEST_BYTES) {
     throw tooLarge('the manifest', MAX_MANIFEST_BYTES);
@@ -45,6 +48,8 @@ export async function pushBundle(
   for (const path of manifest.files.keys()) {
     const why = manifestPathProblem(path);
     if (why !== undefined) throw invalidManifest(label, `path ${JSON.stringify(path)}: ${why}`);
+    const reserved = reservedItemPath(path);
+    if (reserved !== undefined) assertNotReserved(reserved, `publish ${path} in a bundle`);
   }
   const trust = await ctx.authorKeys.trustOf(token.accountId, token.username);
   const signAs = { itemType: 'tool', extension: '.yaml' } as const;

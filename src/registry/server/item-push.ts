@@ -2,6 +2,7 @@ import { bodyWithoutSignature } from '../../integrity/index.js';
 import {
   ITEM_EXTENSIONS,
   ITEM_TYPES,
+  assertNotReserved,
   assertValid,
   extractMetadata,
   type ItemMetadata,
@@ -36,6 +37,7 @@ export const ITEM_PUSH_FIELDS = [
  * version (200) and changes nothing.
  *
  * @throws RyeError REGISTRY_FORBIDDEN, REGISTRY_INVALID_REQUEST, REGISTRY_REF_INVALID,
+ *   ITEM_ID_RESERVED (ids under rye/),
  *   REGISTRY_BODY_TOO_LARGE, VALIDATION_FAILED, METADATA_PARSE_FAILED,
  *   REGISTRY_VERSION_MISMATCH (the item declares another version and the push
  *   did not say `allow_version_mismatch: true`), REGISTRY_AUTHOR_KEY_UNKNOWN,
@@ -51,6 +53,7 @@ export async function pushItem(
   assertOwner(token, namespace);
   const itemId = stringField(body, 'item_id', MAX_NAME_LENGTH);
   assertRegistryId(itemId);
+  assertNotReserved(itemId, 'publish');
   const version = stringField(body, 'version', 256);
   assertVersion(version);
   const extension = stringField(body, 'extension', 16);
