@@ -10,6 +10,16 @@ export {
 } from './attestation.js';
 export type { AttestationStatement } from './attestation.js';
 export {
+  MAX_INDEX_BYTES,
+  MAX_INDEX_VERSIONS,
+  assertIndexSigned,
+  formatIndex,
+  latestOf,
+  parseIndex,
+  signIndex,
+} from './package-index.js';
+export type { IndexEntry, PackageIndex, SignedIndexDocument } from './package-index.js';
+export {
   USERNAME_RE,
   assertRegistryId,
   assertVersion,
@@ -22,6 +32,7 @@ export {
   DEFAULT_REGISTRY_URL,
   REGISTRY_ACTIONS,
   addAuthorKey,
+  fetchVerifiedIndex,
   listVersions,
   logout,
   openAccountSession,
@@ -35,12 +46,16 @@ export {
   resolveRegistryUrl,
   runRegistryAction,
   search,
+  seenIndexesPath,
   verifyAnswer,
+  verifyIndex,
   whoami,
   yank,
 } from './client/index.js';
 export type {
   AskedFor,
+  IndexCheck,
+  IndexPackage,
   PinnedRegistryKey,
   RegistryAction,
   RegistryActionOptions,

@@ -129,7 +129,11 @@ export function signIndex(
 export function assertIndexSigned(registryKey: KeyObject, text: string, signature: string): void {
   const bytes = decodeSignature(signature);
   const body = Buffer.from(text, 'utf8');
-  if (body.length > MAX_INDEX_BYTES || bytes === undefined || !verifyBytes(registryKey, body, bytes))
+  if (
+    body.length > MAX_INDEX_BYTES ||
+    bytes === undefined ||
+    !verifyBytes(registryKey, body, bytes)
+  )
     throw new RyeError(
       'REGISTRY_INDEX_SIGNATURE_INVALID',
       'Cannot accept the package index: it is not signed by the pinned registry key',
@@ -166,7 +170,11 @@ function fieldProblem(o: Record<string, unknown>): string | undefined {
   if (!isHex(o['registry_fingerprint'], FP)) return 'registry_fingerprint is not 16 hex';
   if (o['kind'] !== 'item' && o['kind'] !== 'bundle') return 'kind is not item or bundle';
   const type = o['item_type'];
-  if (o['kind'] === 'item' ? !['directive', 'tool', 'knowledge'].includes(type as string) : type !== null)
+  if (
+    o['kind'] === 'item'
+      ? !['directive', 'tool', 'knowledge'].includes(type as string)
+      : type !== null
+  )
     return 'item_type does not fit the kind';
   if (!isUsername(o['namespace'])) return 'namespace is not a username';
   const id = o['item_id'];

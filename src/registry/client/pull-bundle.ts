@@ -12,6 +12,12 @@ import { assertVersion, parseRegistryRef } from '../names.js';
 import type { BundleFileDocument } from '../wire.js';
 import { checkBundleAnswer } from './bundle-answer.js';
 import { parseBundleVersionDocument } from './documents.js';
+import {
+  assertMatchesIndex,
+  chooseVersion,
+  fetchVerifiedIndex,
+  indexSummary,
+} from './fetch-index.js';
 import { mapLimit } from '../../platform/index.js';
 import { TRANSFER_CONCURRENCY } from './http.js';
 import { blobPath, bundlePath } from './paths.js';
@@ -35,7 +41,9 @@ export interface PullBundleInput {
 
 /**
  * @throws RyeError REGISTRY_REF_INVALID, the registry's and the transport's
- *   codes, every refusal of verifyAnswer and checkBundleAnswer,
+ *   codes, every refusal of fetchVerifiedIndex (REGISTRY_INDEX_*),
+ *   REGISTRY_NOT_FOUND (not in the signed index), REGISTRY_INDEX_MISMATCH,
+ *   every refusal of verifyAnswer and checkBundleAnswer,
  *   REGISTRY_CONTENT_INVALID (a blob with the wrong size or hash),
  *   REGISTRY_PULL_CONFLICT, INTEGRITY_SYMLINK_ESCAPE, FILE_WRITE_FAILED.
  */
@@ -50,17 +58,17 @@ export async function pullBundle(
   const project = session.spaces.project;
 
   const key = await pinnedRegistryKey(session);
+  const pkg = { kind: 'bundle', itemType: null, namespace, itemId: bundleId } as const;
+  const index = await fetchVerifiedIndex(session, key, pkg);
+  const entry = chooseVersion(index, version, url);
   const { value } = await session.http.json({
     method: 'GET',
     path: bundlePath(namespace, bundleId),
-    query: { version: version ?? undefined },
+    query: { version: entry.version },
   });
   const doc = parseBundleVersionDocument(value, url);
-  const verified = verifyAnswer(
-    { kind: 'bundle', itemType: null, namespace, itemId: bundleId, version },
-    key,
-    doc,
-  );
+  const verified = verifyAnswer({ ...pkg, version: entry.version }, key, doc);
+  assertMatchesIndex(entry, verified.statement, url);
   const checked = checkBundleAnswer(verified, doc);
   const label = `${namespace}/${bundleId}@${verified.statement.version}`;
 
@@ -98,7 +106,9 @@ export async function pullBundle(
     files_written: wanted.map((f) => f.path),
     files_unchanged: [...unchanged],
     bytes: checked.bytes,
-    yanked: doc.yanked,
+    // The signed index says, not the answer's unsigned flag.
+    yanked: entry.yanked,
+    index: indexSummary(index),
     attestation: attestationSummary(verified),
     registry_key: { fingerprint: key.fingerprint, pinned_now: key.pinnedNow },
     trusted_key: trusted,

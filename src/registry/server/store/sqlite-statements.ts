@@ -47,7 +47,9 @@ export interface SqliteStatements {
   readonly getVersion: Statement<VersionKeyParams, VersionRow>;
   readonly getFiles: Statement<[number | string], FileRow>;
   readonly listVersions: Statement<KeyParams, SummaryRow>;
-  readonly setYanked: Statement<VersionKeyParams & { readonly yanked: number; readonly seq: number }>;
+  readonly setYanked: Statement<
+    VersionKeyParams & { readonly yanked: number; readonly seq: number }
+  >;
   readonly nextSeq: Statement<[], { value: number }>;
   readonly listIndex: Statement<KeyParams, IndexRow>;
   readonly search: Statement<SearchParams, SearchRow>;
