@@ -436,7 +436,7 @@ describe.each([
     } finally {
       await second.close();
     }
-    expect(await backend.migrationVersions()).toEqual([1]);
+    expect(await backend.migrationVersions()).toEqual([1, 2]);
   });
 
   it('migrates once when two instances open a fresh store at the same time', async () => {
@@ -447,7 +447,7 @@ describe.each([
       await stores[0].createAccount(username, 'h', 't0');
       expect((await stores[1].findAccount(username))?.username).toBe(username);
       await Promise.all(stores.map((s) => s.close()));
-      expect(await fresh.migrationVersions()).toEqual([1]);
+      expect(await fresh.migrationVersions()).toEqual([1, 2]);
     } finally {
       await fresh.cleanup();
     }
