@@ -335,6 +335,47 @@ describe.each([
     });
   });
 
+  it('packageIndex() takes a higher seq on every publish and yank of the package', async () => {
+    const key = item();
+    const other = item();
+    expect(await store.packageIndex(key)).toEqual({ seq: 0, versions: [] });
+    const seqs: number[] = [];
+    const seq = async () => seqs.push((await store.packageIndex(key)).seq);
+    await store.publish(await version(key, '1.0.0'));
+    await seq();
+    await store.publish(await version(key, '1.1.0'));
+    await seq();
+    await store.publish(await version(other, '1.0.0'));
+    expect((await store.packageIndex(key)).seq).toBe(seqs[1]);
+    await store.setYanked(key, '1.1.0', true);
+    await seq();
+    await store.setYanked(key, '1.1.0', false);
+    await seq();
+    expect(await store.setYanked(key, '9.9.9', true)).toBe(false);
+    expect((await store.packageIndex(key)).seq).toBe(seqs[3]);
+    for (let i = 1; i < seqs.length; i += 1) expect(seqs[i]).toBeGreaterThan(seqs[i - 1] as number);
+    const state = await store.packageIndex(key);
+    expect(state.versions).toEqual(await store.listVersions(key));
+    // A replay of a published version changes nothing.
+    await store.publish(await version(key, '1.0.0'));
+    expect((await store.packageIndex(key)).seq).toBe(state.seq);
+  });
+
+  it('packageIndex() seqs follow commit order under concurrent yanks', async () => {
+    const key = item();
+    await store.publish(await version(key, '1.0.0'));
+    await store.publish(await version(key, '2.0.0'));
+    let last = (await store.packageIndex(key)).seq;
+    for (let round = 0; round < 5; round += 1) {
+      const flag = round % 2 === 0;
+      await Promise.all([store.setYanked(key, '1.0.0', flag), store.setYanked(key, '2.0.0', flag)]);
+      const state = await store.packageIndex(key);
+      expect(state.seq).toBeGreaterThan(last);
+      expect(state.versions.map((v) => v.yanked)).toEqual([flag, flag]);
+      last = state.seq;
+    }
+  });
+
   it('search() returns one hit per package, skipping yanked versions', async () => {
     const namespace = unique('searchns');
     const greet = item(namespace, 'utils/greet');
