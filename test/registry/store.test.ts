@@ -8,6 +8,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isRyeError } from '../../src/errors/index.js';
 import type { ErrorCode } from '../../src/errors/index.js';
 import { openStore } from '../../src/registry/server/store/index.js';
+import {
+  MIGRATIONS,
+  MIGRATIONS_TABLE,
+  type Migration,
+} from '../../src/registry/server/store/migrations.js';
 import type {
   PackageKey,
   RegistryStore,
@@ -491,6 +496,42 @@ describe.each([
       expect(await fresh.migrationVersions()).toEqual([1, 2]);
     } finally {
       await fresh.cleanup();
+    }
+  });
+});
+
+describe('migration 2 (package index seq) on a SQLite store made before it', () => {
+  it('keeps the published rows, counts them as changed at 1, and bumps from there', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'rye-store-v1-'));
+    try {
+      const db = new Database(join(dir, 'registry.db'));
+      db.exec(MIGRATIONS_TABLE);
+      db.exec((MIGRATIONS[0] as Migration).sqlite);
+      db.prepare('INSERT INTO schema_migrations (version, applied_at) VALUES (1, ?)').run('t0');
+      db.prepare(
+        `INSERT INTO versions (kind, item_type, namespace, item_id, version, extension,
+           content_hash, blob_sha256, size, author_fingerprint, author_signature, statement,
+           statement_signature, description, search_text, published_at, yanked)
+         VALUES ('item', 'tool', 'old', 'utils/greet', '1.0.0', '.py', ?, ?, 1, ?, 's', '{}',
+           'c2ln', NULL, 'old', '2025-01-01T00:00:00Z', 0)`,
+      ).run('a'.repeat(64), 'b'.repeat(64), 'f'.repeat(16));
+      db.close();
+      const store = await openStore({ dataDir: dir });
+      try {
+        const key: PackageKey = {
+          kind: 'item',
+          itemType: 'tool',
+          namespace: 'old',
+          itemId: 'utils/greet',
+        };
+        expect((await store.packageIndex(key)).seq).toBe(1);
+        expect(await store.setYanked(key, '1.0.0', true)).toBe(true);
+        expect((await store.packageIndex(key)).seq).toBe(2);
+      } finally {
+        await store.close();
+      }
+    } finally {
+      await rm(dir, { recursive: true, force: true });
     }
   });
 });
