@@ -18,6 +18,7 @@ import {
   signKeyProof,
   signText,
 } from '../dist/src/index.js';
+import { latestOf, signIndex, verifyIndex } from '../dist/src/registry/index.js';
 import { startRegistry } from '../scripts/registry-process.mjs';
 import { report } from './util.mjs';
 import { performance } from 'node:perf_hooks';
@@ -38,6 +39,7 @@ if __name__ == "__main__":
 `;
 
 export async function run() {
+  indexVerifyBench();
   await pullBench('sqlite');
   await bundlePushBench();
   const url = `${PG_BASE}?schema=reg_bench_${randomBytes(4).toString('hex')}`;
@@ -96,6 +98,59 @@ async function pullBench(store, databaseUrl) {
     await server.stop();
     rmSync(data, { recursive: true, force: true });
   }
+}
+
+const INDEX_VERSIONS = 20;
+const INDEX_ROUNDS = 2000;
+
+/**
+ * Client-side check of one signed package index of 20 versions (signature,
+ * parse, package, expiry, seq): what every pull and `versions` adds.
+ */
+function indexVerifyBench() {
+  const pair = generateKeyPair();
+  const signer = {
+    privateKey: parsePrivateKey(pair.privateKeyPem),
+    fingerprint: fingerprintOf(pair.publicKeyPem),
+  };
+  const versions = Array.from({ length: INDEX_VERSIONS }, (_, i) => ({
+    version: `1.${i}.0`,
+    content_hash: randomBytes(32).toString('hex'),
+    published_at: '2026-01-01T00:00:00Z',
+    yanked: i % 5 === 4,
+  }));
+  const now = new Date();
+  const document = signIndex(signer, {
+    rye_index: 1,
+    registry_fingerprint: signer.fingerprint,
+    kind: 'item',
+    item_type: 'tool',
+    namespace: 'bench',
+    item_id: 'bench/pull_me',
+    seq: 42,
+    issued_at: now.toISOString().replace(/\.\d{3}Z$/, 'Z'),
+    expires_at: new Date(now.getTime() + 86_400_000).toISOString().replace(/\.\d{3}Z$/, 'Z'),
+    latest: latestOf(versions),
+    versions,
+  });
+  const check = {
+    asked: { kind: 'item', itemType: 'tool', namespace: 'bench', itemId: 'bench/pull_me' },
+    pinned: { fingerprint: signer.fingerprint, publicKeyPem: pair.publicKeyPem },
+    document,
+    now,
+    seenSeq: 41,
+    registry: 'http://127.0.0.1:8080',
+    statePath: '/dev/null',
+  };
+  for (let i = 0; i < 100; i += 1) verifyIndex(check);
+  const start = performance.now();
+  for (let i = 0; i < INDEX_ROUNDS; i += 1) verifyIndex(check);
+  const ms = (performance.now() - start) / INDEX_ROUNDS;
+  report('registry.index_verify_ms', Number(ms.toFixed(4)), 'ms', {
+    versions: INDEX_VERSIONS,
+    bytes: document.index.length,
+    rounds: INDEX_ROUNDS,
+  });
 }
 
 const BUNDLE_FILES = 200;

@@ -415,6 +415,26 @@ export const ERROR_CODES = {
     class: 'usage',
     hint: 'Publish the version the item declares (or edit and re-sign it); --allow-version-mismatch overrides.',
   },
+  REGISTRY_INDEX_SIGNATURE_INVALID: {
+    class: 'integrity',
+    hint: 'The package index is not signed by the pinned registry key (tampered or served by someone else); nothing was written.',
+  },
+  REGISTRY_INDEX_INVALID: {
+    class: 'integrity',
+    hint: 'The signed package index is malformed or names another package or registry key; nothing was written.',
+  },
+  REGISTRY_INDEX_EXPIRED: {
+    class: 'integrity',
+    hint: 'The registry (or something between) served a package index past its expiry, as a frozen mirror would; nothing was written. Retry, or check your clock.',
+  },
+  REGISTRY_INDEX_ROLLBACK: {
+    class: 'integrity',
+    hint: 'The registry (or something between) served an older package index than one already verified here; nothing was written.',
+  },
+  REGISTRY_INDEX_MISMATCH: {
+    class: 'integrity',
+    hint: "The registry's answer disagrees with its signed package index (another content hash, or a version it does not list); nothing was written.",
+  },
 
   // Internal errors: a bug, reported with exit 1.
   INTERNAL_ERROR: {

@@ -18,6 +18,16 @@ export {
 } from './key-proof.js';
 export type { KeyProofFields } from './key-proof.js';
 export {
+  MAX_INDEX_BYTES,
+  MAX_INDEX_VERSIONS,
+  assertIndexSigned,
+  formatIndex,
+  latestOf,
+  parseIndex,
+  signIndex,
+} from './package-index.js';
+export type { IndexEntry, PackageIndex, SignedIndexDocument } from './package-index.js';
+export {
   USERNAME_RE,
   assertRegistryId,
   assertVersion,
@@ -30,6 +40,7 @@ export {
   DEFAULT_REGISTRY_URL,
   REGISTRY_ACTIONS,
   addAuthorKey,
+  fetchVerifiedIndex,
   listVersions,
   logout,
   openAccountSession,
@@ -43,12 +54,16 @@ export {
   resolveRegistryUrl,
   runRegistryAction,
   search,
+  seenIndexesPath,
   verifyAnswer,
+  verifyIndex,
   whoami,
   yank,
 } from './client/index.js';
 export type {
   AskedFor,
+  IndexCheck,
+  IndexPackage,
   PinnedRegistryKey,
   RegistryAction,
   RegistryActionOptions,

@@ -388,13 +388,23 @@ describe('rye registry, end to end', () => {
         ]),
       );
     }
-    // Captured from the real registry: its key, and the document of utils/evil.
+    // Captured from the real registry: its key, the signed index of utils/good
+    // and the document of utils/evil.
     const keyDoc = await (await fetch(`${server.url}/.well-known/rye-registry.json`)).text();
+    const goodIndex = await (
+      await fetch(
+        `${server.url}/v1/index?kind=item&item_type=tool&namespace=ivan&item_id=utils/good`,
+      )
+    ).text();
     const evilDoc = await (
       await fetch(`${server.url}/v1/items/tool/ivan/utils/evil?version=1.2.0`)
     ).text();
     const fake = createServer((req, res) => {
-      const body = req.url?.startsWith('/.well-known/') ? keyDoc : evilDoc;
+      const body = req.url?.startsWith('/.well-known/')
+        ? keyDoc
+        : req.url?.startsWith('/v1/index?')
+          ? goodIndex
+          : evilDoc;
       res.writeHead(200, { 'content-type': 'application/json' });
       res.end(body);
     });

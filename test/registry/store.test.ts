@@ -8,6 +8,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isRyeError } from '../../src/errors/index.js';
 import type { ErrorCode } from '../../src/errors/index.js';
 import { openStore } from '../../src/registry/server/store/index.js';
+import {
+  MIGRATIONS,
+  MIGRATIONS_TABLE,
+  type Migration,
+} from '../../src/registry/server/store/migrations.js';
 import type {
   PackageKey,
   RegistryStore,
@@ -335,6 +340,47 @@ describe.each([
     });
   });
 
+  it('packageIndex() takes a higher seq on every publish and yank of the package', async () => {
+    const key = item();
+    const other = item();
+    expect(await store.packageIndex(key)).toEqual({ seq: 0, versions: [] });
+    const seqs: number[] = [];
+    const seq = async () => seqs.push((await store.packageIndex(key)).seq);
+    await store.publish(await version(key, '1.0.0'));
+    await seq();
+    await store.publish(await version(key, '1.1.0'));
+    await seq();
+    await store.publish(await version(other, '1.0.0'));
+    expect((await store.packageIndex(key)).seq).toBe(seqs[1]);
+    await store.setYanked(key, '1.1.0', true);
+    await seq();
+    await store.setYanked(key, '1.1.0', false);
+    await seq();
+    expect(await store.setYanked(key, '9.9.9', true)).toBe(false);
+    expect((await store.packageIndex(key)).seq).toBe(seqs[3]);
+    for (let i = 1; i < seqs.length; i += 1) expect(seqs[i]).toBeGreaterThan(seqs[i - 1] as number);
+    const state = await store.packageIndex(key);
+    expect(state.versions).toEqual(await store.listVersions(key));
+    // A replay of a published version changes nothing.
+    await store.publish(await version(key, '1.0.0'));
+    expect((await store.packageIndex(key)).seq).toBe(state.seq);
+  });
+
+  it('packageIndex() seqs follow commit order under concurrent yanks', async () => {
+    const key = item();
+    await store.publish(await version(key, '1.0.0'));
+    await store.publish(await version(key, '2.0.0'));
+    let last = (await store.packageIndex(key)).seq;
+    for (let round = 0; round < 5; round += 1) {
+      const flag = round % 2 === 0;
+      await Promise.all([store.setYanked(key, '1.0.0', flag), store.setYanked(key, '2.0.0', flag)]);
+      const state = await store.packageIndex(key);
+      expect(state.seq).toBeGreaterThan(last);
+      expect(state.versions.map((v) => v.yanked)).toEqual([flag, flag]);
+      last = state.seq;
+    }
+  });
+
   it('search() returns one hit per package, skipping yanked versions', async () => {
     const namespace = unique('searchns');
     const greet = item(namespace, 'utils/greet');
@@ -436,7 +482,7 @@ describe.each([
     } finally {
       await second.close();
     }
-    expect(await backend.migrationVersions()).toEqual([1]);
+    expect(await backend.migrationVersions()).toEqual([1, 2]);
   });
 
   it('migrates once when two instances open a fresh store at the same time', async () => {
@@ -447,9 +493,45 @@ describe.each([
       await stores[0].createAccount(username, 'h', 't0');
       expect((await stores[1].findAccount(username))?.username).toBe(username);
       await Promise.all(stores.map((s) => s.close()));
-      expect(await fresh.migrationVersions()).toEqual([1]);
+      expect(await fresh.migrationVersions()).toEqual([1, 2]);
     } finally {
       await fresh.cleanup();
+    }
+  });
+});
+
+describe('migration 2 (package index seq) on a SQLite store made before it', () => {
+  it('keeps the published rows, counts them as changed at 1, and bumps from there', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'rye-store-v1-'));
+    try {
+      const db = new Database(join(dir, 'registry.db'));
+      db.exec(MIGRATIONS_TABLE);
+      db.exec((MIGRATIONS[0] as Migration).sqlite);
+      db.prepare('INSERT INTO schema_migrations (version, applied_at) VALUES (1, ?)').run('t0');
+      db.prepare(
+        `INSERT INTO versions (kind, item_type, namespace, item_id, version, extension,
+           content_hash, blob_sha256, size, author_fingerprint, author_signature, statement,
+           statement_signature, description, search_text, published_at, yanked)
+         VALUES ('item', 'tool', 'old', 'utils/greet', '1.0.0', '.py', ?, ?, 1, ?, 's', '{}',
+           'c2ln', NULL, 'old', '2025-01-01T00:00:00Z', 0)`,
+      ).run('a'.repeat(64), 'b'.repeat(64), 'f'.repeat(16));
+      db.close();
+      const store = await openStore({ dataDir: dir });
+      try {
+        const key: PackageKey = {
+          kind: 'item',
+          itemType: 'tool',
+          namespace: 'old',
+          itemId: 'utils/greet',
+        };
+        expect((await store.packageIndex(key)).seq).toBe(1);
+        expect(await store.setYanked(key, '1.0.0', true)).toBe(true);
+        expect((await store.packageIndex(key)).seq).toBe(2);
+      } finally {
+        await store.close();
+      }
+    } finally {
+      await rm(dir, { recursive: true, force: true });
     }
   });
 });

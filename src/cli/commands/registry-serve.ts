@@ -13,6 +13,7 @@ type ServeOptions = CommonOptions & {
   key?: string;
   maxBlobBytes?: number;
   authAttemptsPerMinute?: number;
+  indexTtl?: number;
   logLevel: 'info' | 'warn' | 'error';
 };
 
@@ -57,6 +58,11 @@ export function addServeCommand(registry: Command, io: CliIo, run: Runner): void
       'sign-up and log-in attempts allowed per client address and minute (default 30)',
       integer(1, 1_000_000),
     )
+    .option(
+      '--index-ttl <seconds>',
+      'validity of a signed package index; clients refuse an older one (default 86400 = 24 h)',
+      integer(1, 31 * 86_400),
+    )
     .addOption(
       new Option('--log-level <level>', 'least severe log line written to stderr')
         .choices(['info', 'warn', 'error'])
@@ -85,6 +91,7 @@ export function addServeCommand(registry: Command, io: CliIo, run: Runner): void
               ? {}
               : { authAttemptsPerMinute: options.authAttemptsPerMinute }),
           },
+          ...(options.indexTtl === undefined ? {} : { index: { ttlSeconds: options.indexTtl } }),
           log: (entry) => {
             if (entry['msg'] === 'listening')
               io.stdout(`${escapeControlInJson(JSON.stringify(entry))}\n`);

@@ -1,9 +1,15 @@
-/** Reading the registry's index (search, versions) and yanking a version. */
+/**
+ * Reading the registry (search; versions, from the signed package index) and
+ * yanking a version. Search results are unsigned hints; what a pull takes is
+ * decided by the signed index alone.
+ */
 import { RyeError } from '../../errors/index.js';
 import { parseItemType, type ItemType } from '../../items/index.js';
 import { assertVersion, isUsername, parseRegistryRef } from '../names.js';
 import { requireToken } from './credentials.js';
-import { parseSearchDocument, parseVersionsDocument, parseYankDocument } from './documents.js';
+import { parseSearchDocument, parseYankDocument } from './documents.js';
+import { fetchVerifiedIndex, indexSummary } from './fetch-index.js';
+import { pinnedRegistryKey } from './registry-key.js';
 import type { RegistrySession } from './session.js';
 
 export interface SearchInput {
@@ -56,7 +62,13 @@ export function parseTarget(value: string): { kind: 'item' | 'bundle'; itemType:
     : { kind: 'item', itemType: parseItemType(value) };
 }
 
-/** @throws RyeError ITEM_TYPE_INVALID, REGISTRY_REF_INVALID, REGISTRY_NOT_FOUND, transport codes */
+/**
+ * The versions of a package as its signed index lists them (verified like a
+ * pull's: pinned key, expiry, seq never lower than seen).
+ *
+ * @throws RyeError ITEM_TYPE_INVALID, REGISTRY_REF_INVALID, REGISTRY_NOT_FOUND,
+ *   transport codes, the codes of pinnedRegistryKey and fetchVerifiedIndex
+ */
 export async function listVersions(
   session: RegistrySession,
   target: string,
@@ -64,12 +76,8 @@ export async function listVersions(
 ): Promise<Record<string, unknown> & { ok: true }> {
   const { kind, itemType } = parseTarget(target);
   const { namespace, itemId } = parseRegistryRef(ref);
-  const { value } = await session.http.json({
-    method: 'GET',
-    path: '/v1/versions',
-    query: { kind, item_type: itemType ?? undefined, namespace, item_id: itemId },
-  });
-  const doc = parseVersionsDocument(value, session.endpoint.url);
+  const key = await pinnedRegistryKey(session);
+  const index = await fetchVerifiedIndex(session, key, { kind, itemType, namespace, itemId });
   return {
     ok: true,
     action: 'versions',
@@ -78,7 +86,14 @@ export async function listVersions(
     item_type: itemType,
     namespace,
     item_id: itemId,
-    versions: doc.versions,
+    latest: index.latest,
+    versions: index.versions.map((v) => ({
+      version: v.version,
+      yanked: v.yanked,
+      published_at: v.published_at,
+      content_hash: v.content_hash,
+    })),
+    index: indexSummary(index),
   };
 }
 

@@ -30,7 +30,16 @@ export {
   parseItemVersionDocument,
   parseRegistryKeyDocument,
 } from './documents.js';
+export {
+  INDEX_PATH,
+  assertMatchesIndex,
+  chooseVersion,
+  fetchVerifiedIndex,
+  parseSignedIndexDocument,
+} from './fetch-index.js';
 export { DEFAULT_TIMEOUT_MS, MAX_JSON_ANSWER_BYTES, RegistryHttp } from './http.js';
+export { packageName, readSeenSeq, recordSeenSeq, seenIndexesPath } from './index-state.js';
+export type { IndexPackage } from './index-state.js';
 export type { FetchFn, HttpAnswer, HttpRequest } from './http.js';
 export { knownRegistriesPath, readPin, savePin } from './pins.js';
 export type { RegistryPin } from './pins.js';
@@ -59,4 +68,6 @@ export { openSession } from './session.js';
 export type { CheckedRegistryKey, Env, RegistrySession, SessionOptions } from './session.js';
 export { guardRequest } from './credential-guard.js';
 export { verifyAnswer } from './verify-answer.js';
+export { verifyIndex } from './verify-index.js';
+export type { IndexCheck } from './verify-index.js';
 export type { AskedFor, PinnedRegistryKey, VerifiedAnswer } from './verify-answer.js';

@@ -19,6 +19,12 @@ import { assertVersion, parseRegistryRef } from '../names.js';
 import type { BundleFileDocument } from '../wire.js';
 import { checkBundleAnswer } from './bundle-answer.js';
 import { parseBundleVersionDocument } from './documents.js';
+import {
+  assertMatchesIndex,
+  chooseVersion,
+  fetchVerifiedIndex,
+  indexSummary,
+} from './fetch-index.js';
 import { mapLimit } from '../../platform/index.js';
 import { TRANSFER_CONCURRENCY } from './http.js';
 import { blobPath, bundlePath } from './paths.js';
@@ -41,9 +47,11 @@ export interface PullBundleInput {
 }
 
 /**
- * @throws RyeError REGISTRY_REF_INVALID, ITEM_ID_RESERVED (a bundle id or an item
- *   file under rye/; nothing written), the registry's and the transport's
- *   codes, every refusal of verifyAnswer and checkBundleAnswer,
+ * @throws RyeError REGISTRY_REF_INVALID, ITEM_ID_RESERVED (before any network call),
+ *   the registry's and the transport's
+ *   codes, every refusal of fetchVerifiedIndex (REGISTRY_INDEX_*),
+ *   REGISTRY_NOT_FOUND (not in the signed index), REGISTRY_INDEX_MISMATCH,
+ *   every refusal of verifyAnswer and checkBundleAnswer,
  *   REGISTRY_CONTENT_INVALID (a blob with the wrong size or hash),
  *   REGISTRY_PULL_CONFLICT, BUNDLE_FOLDER_CLAIMED (a file or app folder in
  *   another project bundle's folder), INTEGRITY_SYMLINK_ESCAPE, FILE_WRITE_FAILED.
@@ -60,17 +68,17 @@ export async function pullBundle(
   const project = session.spaces.project;
 
   const key = await pinnedRegistryKey(session);
+  const pkg = { kind: 'bundle', itemType: null, namespace, itemId: bundleId } as const;
+  const index = await fetchVerifiedIndex(session, key, pkg);
+  const entry = chooseVersion(index, version, url);
   const { value } = await session.http.json({
     method: 'GET',
     path: bundlePath(namespace, bundleId),
-    query: { version: version ?? undefined },
+    query: { version: entry.version },
   });
   const doc = parseBundleVersionDocument(value, url);
-  const verified = verifyAnswer(
-    { kind: 'bundle', itemType: null, namespace, itemId: bundleId, version },
-    key,
-    doc,
-  );
+  const verified = verifyAnswer({ ...pkg, version: entry.version }, key, doc);
+  assertMatchesIndex(entry, verified.statement, url);
   const checked = checkBundleAnswer(verified, doc);
   for (const file of checked.files) {
     const reserved = reservedItemPath(file.path);
@@ -122,7 +130,9 @@ export async function pullBundle(
     files_written: wanted.map((f) => f.path),
     files_unchanged: [...unchanged],
     bytes: checked.bytes,
-    yanked: doc.yanked,
+    // The signed index says, not the answer's unsigned flag.
+    yanked: entry.yanked,
+    index: indexSummary(index),
     attestation: attestationSummary(verified),
     registry_key: { fingerprint: key.fingerprint, pinned_now: key.pinnedNow },
     trusted_key: trusted,

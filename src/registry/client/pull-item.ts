@@ -1,5 +1,6 @@
 /**
- * `rye registry pull <type> <namespace>/<id>`: fetch one item version, verify
+ * `rye registry pull <type> <namespace>/<id>`: verify the package's signed
+ * index, fetch the version it names (the one asked for, or its latest), verify
  * everything (registry README, "Trust model"), then write the author-signed
  * file into the project at `.ai/<type folder>/<id><ext>`, trust the author key
  * in the project, and pin a pulled tool in a lockfile that records the registry.
@@ -18,6 +19,12 @@ import {
 import { writeFileAtomic } from '../../platform/index.js';
 import { assertVersion, parseRegistryRef } from '../names.js';
 import { parseItemVersionDocument } from './documents.js';
+import {
+  assertMatchesIndex,
+  chooseVersion,
+  fetchVerifiedIndex,
+  indexSummary,
+} from './fetch-index.js';
 import { itemPath } from './paths.js';
 import { conflict, holdsBytes, inspectTarget, type Target } from './project-paths.js';
 import { pinnedRegistryKey } from './registry-key.js';
@@ -29,7 +36,7 @@ export interface PullItemInput {
   readonly itemType: string;
   /** `<namespace>/<item_id>`. */
   readonly ref: string;
-  /** A version; omitted: the registry's latest non-yanked one. */
+  /** A version; omitted: the latest non-yanked one of the registry's signed index. */
   readonly version?: string | undefined;
   /** Replace a different file at the target (and the same id with another extension). */
   readonly force?: boolean | undefined;
@@ -38,9 +45,11 @@ export interface PullItemInput {
 export type PullItemResult = Record<string, unknown> & { readonly ok: true };
 
 /**
- * @throws RyeError ITEM_TYPE_INVALID, REGISTRY_REF_INVALID, ITEM_ID_RESERVED (before
- *   any network call), the registry's and
- *   the transport's codes, every refusal of verifyAnswer, REGISTRY_PULL_CONFLICT,
+ * @throws RyeError ITEM_TYPE_INVALID, REGISTRY_REF_INVALID, ITEM_ID_RESERVED (before any network call),
+ *   the registry's and
+ *   the transport's codes, every refusal of fetchVerifiedIndex (REGISTRY_INDEX_*),
+ *   REGISTRY_NOT_FOUND (not in the signed index), every refusal of verifyAnswer,
+ *   REGISTRY_INDEX_MISMATCH, REGISTRY_PULL_CONFLICT,
  *   INTEGRITY_SYMLINK_ESCAPE, FILE_WRITE_FAILED. A failed lockfile is reported
  *   in the result (`lockfile: null`, `lockfile_error`), never thrown.
  */
@@ -57,14 +66,18 @@ export async function pullItem(
   const { url } = session.endpoint;
 
   const key = await pinnedRegistryKey(session);
+  const pkg = { kind: 'item', itemType, namespace, itemId } as const;
+  const index = await fetchVerifiedIndex(session, key, pkg);
+  const entry = chooseVersion(index, version, url);
   const { value } = await session.http.json({
     method: 'GET',
     path: itemPath(itemType, namespace, itemId),
-    query: { version: version ?? undefined },
+    query: { version: entry.version },
   });
   const doc = parseItemVersionDocument(value, url);
-  const verified = verifyAnswer({ kind: 'item', itemType, namespace, itemId, version }, key, doc);
+  const verified = verifyAnswer({ ...pkg, version: entry.version }, key, doc);
   const { statement } = verified;
+  assertMatchesIndex(entry, statement, url);
   const extension = statement.extension ?? '';
   const bytes = Buffer.from(verified.text, 'utf8');
 
@@ -102,7 +115,9 @@ export async function pullItem(
     path: target.absolute,
     status: unchanged ? 'unchanged' : target.kind === 'missing' ? 'written' : 'replaced',
     removed: others.map((o) => o.absolute),
-    yanked: doc.yanked,
+    // The signed index says, not the answer's unsigned flag.
+    yanked: entry.yanked,
+    index: indexSummary(index),
     attestation: attestationSummary(verified),
     registry_key: { fingerprint: key.fingerprint, pinned_now: key.pinnedNow },
     trusted_key: trusted,

@@ -12,6 +12,7 @@ import { addItemRoutes } from './items.js';
 import { addKeyRoutes } from './keys.js';
 import { addQueryRoutes } from './queries.js';
 import type { RegistryKey } from './registry-key.js';
+import { IndexSigner, type IndexOptions } from './signed-index.js';
 import { jsonLines, requestLog } from './request-log.js';
 import type { RegistryStore } from './store/index.js';
 
@@ -30,6 +31,8 @@ export interface RegistryAppOptions {
   readonly log?: LogFn;
   /** The clock (tests pin it). */
   readonly now?: () => Date;
+  /** The signed package index (`GET /v1/index`): its validity. */
+  readonly index?: IndexOptions;
 }
 
 /**
@@ -99,6 +102,6 @@ export function createRegistryApp(options: RegistryAppOptions): Hono<RegistryEnv
   addItemRoutes(app, ctx, json);
   addBlobRoutes(app, ctx, limit(limits.blobBytes, 'the blob'));
   addBundleRoutes(app, ctx, json);
-  addQueryRoutes(app, ctx, json);
+  addQueryRoutes(app, ctx, json, new IndexSigner(ctx, options.index));
   return app;
 }

@@ -9,6 +9,8 @@ export { statusFor } from './errors.js';
 export { REGISTRY_KEY_FILE, loadOrCreateRegistryKey, registryKeyOf } from './registry-key.js';
 export type { RegistryKey } from './registry-key.js';
 export { jsonLines } from './request-log.js';
+export { DEFAULT_INDEX_TTL_SECONDS, IndexSigner } from './signed-index.js';
+export type { IndexOptions } from './signed-index.js';
 export type { LogLevel } from './request-log.js';
 export { startRegistryServer } from './serve.js';
 export type { RegistryServerOptions, RunningRegistry } from './serve.js';

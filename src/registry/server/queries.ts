@@ -7,27 +7,31 @@ import { booleanField, choiceOf, readJsonFields, stringField } from './body.js';
 import type { RegistryEnv, ServerContext } from './context.js';
 import { invalidRequest, notFound } from './errors.js';
 import { parsePackageKey } from './package-key.js';
-import { MAX_SEARCH_LIMIT } from './store/index.js';
+import type { IndexSigner } from './signed-index.js';
+import { MAX_SEARCH_LIMIT, type PackageKey } from './store/index.js';
 
 const DEFAULT_LIMIT = 50;
 const MAX_QUERY_TEXT = 200;
 
-/** `GET /v1/versions`, `POST /v1/yank`, `GET /v1/search`. */
+/** `GET /v1/index`, `GET /v1/versions`, `POST /v1/yank`, `GET /v1/search`. */
 export function addQueryRoutes(
   app: Hono<RegistryEnv>,
   ctx: ServerContext,
   json: MiddlewareHandler,
+  index: IndexSigner,
 ): void {
   const { store } = ctx;
 
+  app.get('/v1/index', async (c) => {
+    const key = packageKeyOf(c);
+    const body = await index.answer(key);
+    if (body === null) throw notFound(`Cannot find ${key.namespace}/${key.itemId}`);
+    return c.body(body, 200, { 'content-type': 'application/json' });
+  });
+
+  // Unsigned, kept for protocol v1 clients; the client reads the signed index.
   app.get('/v1/versions', async (c) => {
-    const q = query(c, ['kind', 'item_type', 'namespace', 'item_id']);
-    const key = parsePackageKey({
-      kind: q['kind'],
-      item_type: q['item_type'],
-      namespace: q['namespace'],
-      item_id: q['item_id'],
-    });
+    const key = packageKeyOf(c);
     const versions = await store.listVersions(key);
     if (versions.length === 0) throw notFound(`Cannot find ${key.namespace}/${key.itemId}`);
     const document: VersionsDocument = {
@@ -105,6 +109,17 @@ export function addQueryRoutes(
       })),
     };
     return c.json(document);
+  });
+}
+
+/** The package a `?kind=&item_type=&namespace=&item_id=` query names. */
+function packageKeyOf(c: Context): PackageKey {
+  const q = query(c, ['kind', 'item_type', 'namespace', 'item_id']);
+  return parsePackageKey({
+    kind: q['kind'],
+    item_type: q['item_type'],
+    namespace: q['namespace'],
+    item_id: q['item_id'],
   });
 }
 

@@ -8,6 +8,7 @@ import { InFlight } from './in-flight.js';
 import type { LogFn, RegistryLimits } from './context.js';
 import { REGISTRY_KEY_FILE, loadOrCreateRegistryKey } from './registry-key.js';
 import { jsonLines } from './request-log.js';
+import type { IndexOptions } from './signed-index.js';
 import { openStore } from './store/index.js';
 
 export interface RegistryServerOptions {
@@ -21,6 +22,8 @@ export interface RegistryServerOptions {
   /** The registry key file (default `<dataDir>/registry-key.pem`). */
   readonly keyFile?: string | undefined;
   readonly limits?: Partial<RegistryLimits>;
+  /** The signed package index's validity (default 24 h). */
+  readonly index?: IndexOptions;
   readonly log?: LogFn;
 }
 
@@ -62,6 +65,7 @@ export async function startRegistryServer(
     key,
     log,
     ...(options.limits === undefined ? {} : { limits: options.limits }),
+    ...(options.index === undefined ? {} : { index: options.index }),
   });
 
   const inFlight = new InFlight();

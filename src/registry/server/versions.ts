@@ -1,16 +1,15 @@
-import semver from 'semver';
 import { RyeError } from '../../errors/index.js';
 import { assertVersion } from '../names.js';
+import { latestOf } from '../package-index.js';
 import { notFound } from './errors.js';
 import type { PackageKey, RegistryStore, VersionRecord, VersionSummary } from './store/index.js';
 
-/** The highest version by semver precedence that is not yanked, or undefined. Pure. */
+/**
+ * The highest version by semver precedence that is not yanked, or undefined:
+ * the same choice the signed package index states as `latest`. Pure.
+ */
 export function latestVersion(versions: readonly VersionSummary[]): string | undefined {
-  let best: string | undefined;
-  for (const v of versions) {
-    if (!v.yanked && (best === undefined || semver.compare(v.version, best) > 0)) best = v.version;
-  }
-  return best;
+  return latestOf(versions) ?? undefined;
 }
 
 /**

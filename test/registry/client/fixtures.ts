@@ -15,13 +15,18 @@ import {
   signText,
   type Signer,
 } from '../../../src/integrity/index.js';
+import { formatTimestamp } from '../../../src/integrity/index.js';
 import { resolveSpaces, type ItemType, type Spaces } from '../../../src/items/index.js';
 import {
+  latestOf,
   openSession,
+  signIndex,
   signStatement,
   type AttestationStatement,
   type BundleVersionDocument,
+  type IndexEntry,
   type ItemVersionDocument,
+  type PackageIndex,
   type RegistryKeyDocument,
   type RegistrySession,
 } from '../../../src/registry/index.js';
@@ -287,6 +292,96 @@ export async function startFakeRegistry(): Promise<FakeRegistry> {
   };
   servers.push(fake);
   return fake;
+}
+
+type VersionDoc = ItemVersionDocument | BundleVersionDocument;
+
+export interface IndexOptions {
+  readonly seq?: number;
+  /** Default: now, to the second. */
+  readonly issuedAt?: Date;
+  /** Default: an hour after issuedAt. */
+  readonly expiresAt?: Date;
+  /** Versions to mark yanked. */
+  readonly yanked?: readonly string[];
+  /** Edit the index before it is signed (forgeries, inconsistencies). */
+  readonly edit?: (index: PackageIndex) => PackageIndex;
+}
+
+/** The package of a version document, as the index names it. */
+export function packageOf(doc: VersionDoc): {
+  kind: 'item' | 'bundle';
+  item_type: ItemType | null;
+  namespace: string;
+  item_id: string;
+} {
+  return doc.kind === 'item'
+    ? { kind: 'item', item_type: doc.item_type, namespace: doc.namespace, item_id: doc.item_id }
+    : { kind: 'bundle', item_type: null, namespace: doc.namespace, item_id: doc.bundle_id };
+}
+
+/** A signed index listing these versions (all of one package), as a genuine registry signs it. */
+export function signedIndexFor(
+  registry: TestKey,
+  docs: readonly VersionDoc[],
+  options: IndexOptions = {},
+): { index: string; signature: string } {
+  const first = docs[0];
+  if (first === undefined) throw new Error('signedIndexFor() needs a version');
+  const issued = options.issuedAt ?? new Date();
+  const issuedMs = Math.floor(issued.getTime() / 1000) * 1000;
+  const versions: IndexEntry[] = docs.map((doc) => ({
+    version: doc.version,
+    content_hash: (JSON.parse(doc.attestation.statement) as AttestationStatement).content_hash,
+    published_at: doc.published_at,
+    yanked: options.yanked?.includes(doc.version) ?? false,
+  }));
+  const index: PackageIndex = {
+    rye_index: 1,
+    registry_fingerprint: registry.signer.fingerprint,
+    ...packageOf(first),
+    seq: options.seq ?? 1,
+    issued_at: formatTimestamp(new Date(issuedMs)),
+    expires_at: formatTimestamp(options.expiresAt ?? new Date(issuedMs + 3_600_000)),
+    latest: latestOf(versions),
+    versions,
+  };
+  return signIndex(registry.signer, options.edit?.(index) ?? index);
+}
+
+const fakeIndexes = new WeakMap<FakeRegistry, Map<string, unknown>>();
+
+/**
+ * Serve `GET /v1/index` on a fake registry: each call sets the signed index
+ * of one package (by its query); other packages keep theirs.
+ */
+export function serveIndex(
+  fake: FakeRegistry,
+  registry: TestKey,
+  docs: readonly VersionDoc[],
+  options: IndexOptions = {},
+): void {
+  const first = docs[0];
+  if (first === undefined) throw new Error('serveIndex() needs a version');
+  let table = fakeIndexes.get(fake);
+  if (table === undefined) {
+    const created = new Map<string, unknown>();
+    table = created;
+    fakeIndexes.set(fake, created);
+    fake.routes.set('GET /v1/index', (req) => {
+      const q = new URL(req.url ?? '', 'http://x').searchParams;
+      const name = `${q.get('kind') ?? ''}:${q.get('item_type') ?? ''}:${q.get('namespace') ?? ''}/${q.get('item_id') ?? ''}`;
+      const json = created.get(name);
+      return json === undefined
+        ? { status: 404, json: { error: { code: 'REGISTRY_NOT_FOUND', message: 'no index' } } }
+        : { json };
+    });
+  }
+  const p = packageOf(first);
+  table.set(
+    `${p.kind}:${p.item_type ?? ''}:${p.namespace}/${p.item_id}`,
+    signedIndexFor(registry, docs, options),
+  );
 }
 
 /** Serve a key, an item document and (for bundles) blobs on a fake registry. */

@@ -11,6 +11,7 @@ import {
   itemAnswer,
   makeKey,
   reattest,
+  serveIndex,
   serveKey,
   sessionFor,
   snapshot,
@@ -44,6 +45,8 @@ function toolDoc(
 async function setup(): Promise<{ fake: FakeRegistry; c: ReturnType<typeof clientSpaces> }> {
   const fake = await startFakeRegistry();
   serveKey(fake, registryKey);
+  serveIndex(fake, registryKey, [toolDoc().doc]);
+  serveIndex(fake, registryKey, [demo().doc]);
   return { fake, c: clientSpaces() };
 }
 
@@ -73,7 +76,9 @@ describe('pullItem() against a scripted registry', () => {
       readFileSync(join(c.spaces.user, '.ai/registry/known_registries.json'), 'utf8'),
     ) as Record<string, { fingerprint: string }>;
     expect(pins[fake.url]?.fingerprint).toBe(registryKey.signer.fingerprint);
-    expect(fake.seen).toContain(`${ITEM_ROUTE}`);
+    // The version comes from the signed index: the registry is never asked for "latest".
+    expect(fake.seen).toContain(`${ITEM_ROUTE}?version=1.0.0`);
+    expect(fake.seen.some((r) => r.startsWith('GET /v1/index?'))).toBe(true);
   });
 
   it('refuses a genuine answer for another item than asked, and writes nothing', async () => {
@@ -120,6 +125,7 @@ describe('pullItem() against a scripted registry', () => {
     await pull(c, fake);
     const rotated = makeKey();
     serveKey(fake, rotated);
+    serveIndex(fake, rotated, [toolDoc('utils/greet', '1.0.0', rotated).doc]);
     fake.routes.set(ITEM_ROUTE, { json: toolDoc('utils/greet', '1.0.0', rotated).doc });
     const refused = await refusal(pull(c, fake, { force: true }));
     expect(refused.code).toBe('REGISTRY_KEY_CHANGED');
@@ -235,6 +241,7 @@ const FILES = {
 
 function serveBundle(fake: FakeRegistry, answer: ReturnType<typeof bundleAnswer>): void {
   fake.routes.set(BUNDLE_ROUTE, { json: answer.doc });
+  serveIndex(fake, registryKey, [answer.doc]);
   for (const [sha, bytes] of answer.blobs) fake.routes.set(`GET /v1/blobs/${sha}`, { bytes });
 }
 

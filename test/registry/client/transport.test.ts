@@ -21,6 +21,7 @@ import {
   clientSpaces,
   itemAnswer,
   makeKey,
+  serveIndex,
   serveKey,
   startFakeRegistry,
   type FakeRegistry,
@@ -75,6 +76,7 @@ describe('plain HTTP to a host that is not loopback', () => {
       version: '1.0.0',
     });
     fake.routes.set('GET /v1/items/knowledge/alice/notes/readme', { json: doc });
+    serveIndex(fake, registry, [doc]);
     const { spaces } = clientSpaces();
     const pinned = await repinRegistryKey(remoteSession(spaces, fake), registry.signer.fingerprint);
     expect(pinned.fingerprint).toBe(registry.signer.fingerprint);

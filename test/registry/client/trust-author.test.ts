@@ -14,6 +14,7 @@ import {
   clientSpaces,
   itemAnswer,
   makeKey,
+  serveIndex,
   serveKey,
   sessionFor,
   startFakeRegistry,
@@ -35,6 +36,7 @@ function serveTool(fake: FakeRegistry, itemId: string): void {
     version: '1.0.0',
   });
   fake.routes.set(`GET /v1/items/tool/alice/${itemId}`, { json: doc });
+  serveIndex(fake, registryKey, [doc]);
 }
 
 async function setup() {

@@ -15,6 +15,7 @@ import {
   openPostgresStore,
   openSqliteStore,
   registryKeyOf,
+  type IndexOptions,
   type RegistryKey,
   type RegistryLimits,
   type RegistryStore,
@@ -56,7 +57,13 @@ export type Backend = 'sqlite' | 'postgres';
 export const NOW = new Date('2026-01-02T03:04:05Z');
 
 export async function makeRegistry(
-  options: { backend?: Backend; limits?: Partial<RegistryLimits> } = {},
+  options: {
+    backend?: Backend;
+    limits?: Partial<RegistryLimits>;
+    /** The clock (default: the fixed NOW). */
+    now?: () => Date;
+    index?: IndexOptions;
+  } = {},
 ): Promise<TestRegistry> {
   const dataDir = mkdtempSync(join(tmpdir(), 'rye-registry-test-'));
   const pgUrl = options.backend === 'postgres' ? pgTestUrl() : undefined;
@@ -68,8 +75,9 @@ export async function makeRegistry(
     store,
     key,
     log: (entry) => logs.push(entry),
-    now: () => NOW,
+    now: options.now ?? (() => NOW),
     ...(options.limits === undefined ? {} : { limits: options.limits }),
+    ...(options.index === undefined ? {} : { index: options.index }),
   }) as unknown as Hono;
   const call = async (method: string, path: string, o: CallOptions = {}): Promise<Answer> => {
     const headers: Record<string, string> = { ...o.headers };

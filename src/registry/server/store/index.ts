@@ -7,6 +7,7 @@ export type {
   Account,
   AuthorKeyRecord,
   BundleFileRecord,
+  PackageIndexState,
   PackageKey,
   PublishOutcome,
   PublishedItemType,

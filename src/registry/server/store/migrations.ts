@@ -137,7 +137,33 @@ CREATE TABLE bundle_files (
 );
 `;
 
+/**
+ * The signed package index (package-index.ts): every publish and yank takes the
+ * next value of one server-wide counter (a single row, locked by the writer
+ * until it commits, so values follow commit order) and stamps it on the
+ * version row; a package's index `seq` is the largest stamp among its rows.
+ * Rows published before this migration count as changed at 1.
+ */
+const indexSeqSqlite = `
+ALTER TABLE versions ADD COLUMN seq INTEGER NOT NULL DEFAULT 1;
+CREATE TABLE index_seq (
+  id INTEGER PRIMARY KEY CHECK (id = 1),
+  value INTEGER NOT NULL
+);
+INSERT INTO index_seq (id, value) VALUES (1, 1);
+`;
+
+const indexSeqPostgres = `
+ALTER TABLE versions ADD COLUMN seq bigint NOT NULL DEFAULT 1;
+CREATE TABLE index_seq (
+  id integer PRIMARY KEY CHECK (id = 1),
+  value bigint NOT NULL
+);
+INSERT INTO index_seq (id, value) VALUES (1, 1);
+`;
+
 /** Every migration, oldest first. */
 export const MIGRATIONS: readonly Migration[] = [
   { version: 1, name: 'initial schema', sqlite: initialSqlite, postgres: initialPostgres },
+  { version: 2, name: 'package index seq', sqlite: indexSeqSqlite, postgres: indexSeqPostgres },
 ];

@@ -2,6 +2,7 @@ import type pg from 'pg';
 import type { FileRow, VersionRow } from './rows.js';
 import {
   filesFromRows,
+  INDEX_COLUMNS,
   keyParams,
   SUMMARY_COLUMNS,
   VERSION_COLUMNS,
@@ -44,8 +45,8 @@ export const SQL = {
   getBlob: `SELECT data FROM blobs WHERE sha256 = $1`,
   insertVersion: `INSERT INTO versions (kind, item_type, namespace, item_id, version, extension,
       content_hash, blob_sha256, size, author_fingerprint, author_signature, statement,
-      statement_signature, description, search_text, published_at, yanked)
-    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)
+      statement_signature, description, search_text, published_at, yanked, seq)
+    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)
     ON CONFLICT (kind, item_type, namespace, item_id, version) DO NOTHING RETURNING id`,
   insertFiles: `INSERT INTO bundle_files (version_id, path, sha256, size)
     SELECT $1, f.path, f.sha256, f.size
@@ -53,7 +54,11 @@ export const SQL = {
   getVersion: `SELECT ${VERSION_COLUMNS} FROM versions WHERE ${KEY} AND version = $5`,
   getFiles: `SELECT path, sha256, size FROM bundle_files WHERE version_id = $1`,
   listVersions: `SELECT ${SUMMARY_COLUMNS} FROM versions WHERE ${KEY} ORDER BY published_at COLLATE "C", id`,
-  setYanked: `UPDATE versions SET yanked = $6 WHERE ${KEY} AND version = $5`,
+  setYanked: `UPDATE versions SET yanked = $6, seq = $7 WHERE ${KEY} AND version = $5`,
+  // The row lock is held until COMMIT: a second writer waits here, so counter
+  // values follow commit order and no reader sees a change under an old seq.
+  nextSeq: `UPDATE index_seq SET value = value + 1 WHERE id = 1 RETURNING value`,
+  listIndex: `SELECT ${INDEX_COLUMNS} FROM versions WHERE ${KEY} ORDER BY published_at COLLATE "C", id`,
   search: searchSql({
     kind: '$1::text',
     itemType: '$2::text',

@@ -6,8 +6,8 @@ import { migratePostgres } from './postgres-migrate.js';
 import { keyValues, readVersion, SQL, versionKeyValues } from './postgres-queries.js';
 import { inTransaction } from './postgres-transaction.js';
 import { parsePostgresUrl } from './postgres-url.js';
-import type { SearchRow, SummaryRow } from './rows.js';
-import { hitFromRow, searchTextOf, summaryFromRow } from './rows.js';
+import type { IndexRow, SearchRow, SummaryRow } from './rows.js';
+import { hitFromRow, indexFromRows, searchTextOf, summaryFromRow } from './rows.js';
 import { searchParams } from './search-sql.js';
 import {
   blobMissing,
@@ -81,11 +81,19 @@ async function storedBlobs(
   return new Set(result.rows.map((row) => row.sha256));
 }
 
+/** Take the next change counter value; the row stays locked until this transaction ends. */
+async function nextSeq(client: pg.PoolClient): Promise<number> {
+  const row = (await client.query<{ value: string }>(SQL.nextSeq)).rows[0];
+  if (row === undefined) throw new Error('index_seq has no row');
+  return Number(row.value);
+}
+
 async function publishIn(client: pg.PoolClient, record: VersionRecord): Promise<PublishOutcome> {
   const wanted = blobsOf(record);
   const stored = await storedBlobs(client, wanted);
   const missing = wanted.find((sha256) => !stored.has(sha256));
   if (missing !== undefined) throw blobMissing(missing);
+  const seq = await nextSeq(client);
 
   // ON CONFLICT waits for a concurrent insert of the same version to commit or
   // roll back, so exactly one publisher creates and the others read its row.
@@ -103,6 +111,7 @@ async function publishIn(client: pg.PoolClient, record: VersionRecord): Promise<
     searchTextOf(record),
     record.publishedAt,
     record.yanked,
+    seq,
   ]);
   const id = inserted.rows[0]?.id;
   if (id === undefined) {
@@ -206,9 +215,19 @@ function postgresStore(pool: pg.Pool): RegistryStore {
       const result = await pool.query<SummaryRow>(SQL.listVersions, keyValues(key));
       return result.rows.map(summaryFromRow);
     },
+    async packageIndex(key) {
+      const result = await pool.query<IndexRow>({
+        name: 'rye-list-index',
+        text: SQL.listIndex,
+        values: keyValues(key),
+      });
+      return indexFromRows(result.rows);
+    },
     async setYanked(key, version, yanked) {
-      const values = [...versionKeyValues(key, version), yanked];
-      return ((await pool.query(SQL.setYanked, values)).rowCount ?? 0) > 0;
+      return inTransaction(pool, async (client) => {
+        const values = [...versionKeyValues(key, version), yanked, await nextSeq(client)];
+        return ((await client.query(SQL.setYanked, values)).rowCount ?? 0) > 0;
+      });
     },
     async search(query) {
       const p = searchParams(query);

@@ -1,6 +1,7 @@
 import { compareCodePoints } from '../../../integrity/index.js';
 import type {
   BundleFileRecord,
+  PackageIndexState,
   PackageKey,
   PublishedItemType,
   PublishedKind,
@@ -57,6 +58,13 @@ export interface SummaryRow {
   readonly yanked: SqlFlag;
   readonly publishedAt: string;
   readonly contentHash: string;
+}
+
+/** The columns of a package index row, aliased to {@link IndexRow}. */
+export const INDEX_COLUMNS = `${SUMMARY_COLUMNS}, seq`;
+
+export interface IndexRow extends SummaryRow {
+  readonly seq: SqlNumber;
 }
 
 export interface SearchRow {
@@ -127,6 +135,13 @@ export function summaryFromRow(row: SummaryRow): VersionSummary {
     publishedAt: row.publishedAt,
     contentHash: row.contentHash,
   };
+}
+
+/** A package's index state from its rows (oldest first): seq is the largest stamp. */
+export function indexFromRows(rows: readonly IndexRow[]): PackageIndexState {
+  let seq = 0;
+  for (const row of rows) seq = Math.max(seq, Number(row.seq));
+  return { seq, versions: rows.map(summaryFromRow) };
 }
 
 export function hitFromRow(row: SearchRow): SearchHit {

@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3';
-import type { FileRow, KeyParams, SearchRow, SummaryRow, VersionRow } from './rows.js';
-import { SUMMARY_COLUMNS, VERSION_COLUMNS } from './rows.js';
+import type { FileRow, IndexRow, KeyParams, SearchRow, SummaryRow, VersionRow } from './rows.js';
+import { INDEX_COLUMNS, SUMMARY_COLUMNS, VERSION_COLUMNS } from './rows.js';
 import type { SearchParams } from './search-sql.js';
 import { searchSql } from './search-sql.js';
 import type { Account, AuthorKeyRecord, TokenRecord } from './types.js';
@@ -25,6 +25,8 @@ export interface VersionParams extends KeyParams {
   readonly searchText: string;
   readonly publishedAt: string;
   readonly yanked: number;
+  /** The change counter value this publish took. */
+  readonly seq: number;
 }
 
 type VersionKeyParams = KeyParams & { readonly version: string };
@@ -45,7 +47,11 @@ export interface SqliteStatements {
   readonly getVersion: Statement<VersionKeyParams, VersionRow>;
   readonly getFiles: Statement<[number | string], FileRow>;
   readonly listVersions: Statement<KeyParams, SummaryRow>;
-  readonly setYanked: Statement<VersionKeyParams & { readonly yanked: number }>;
+  readonly setYanked: Statement<
+    VersionKeyParams & { readonly yanked: number; readonly seq: number }
+  >;
+  readonly nextSeq: Statement<[], { value: number }>;
+  readonly listIndex: Statement<KeyParams, IndexRow>;
   readonly search: Statement<SearchParams, SearchRow>;
 }
 
@@ -86,10 +92,10 @@ export function prepareStatements(db: Database.Database): SqliteStatements {
     insertVersion: db.prepare<VersionParams, { id: number }>(
       `INSERT INTO versions (kind, item_type, namespace, item_id, version, extension, content_hash,
          blob_sha256, size, author_fingerprint, author_signature, statement, statement_signature,
-         description, search_text, published_at, yanked)
+         description, search_text, published_at, yanked, seq)
        VALUES (@kind, @itemType, @namespace, @itemId, @version, @extension, @contentHash,
          @blobSha256, @size, @authorFingerprint, @authorSignature, @statement, @statementSignature,
-         @description, @searchText, @publishedAt, @yanked)
+         @description, @searchText, @publishedAt, @yanked, @seq)
        ON CONFLICT (kind, item_type, namespace, item_id, version) DO NOTHING RETURNING id`,
     ),
     insertFile: db.prepare<[number, string, string, number]>(
@@ -104,8 +110,14 @@ export function prepareStatements(db: Database.Database): SqliteStatements {
     listVersions: db.prepare<KeyParams, SummaryRow>(
       `SELECT ${SUMMARY_COLUMNS} FROM versions WHERE ${KEY} ORDER BY published_at, id`,
     ),
-    setYanked: db.prepare<VersionKeyParams & { readonly yanked: number }>(
-      `UPDATE versions SET yanked = @yanked WHERE ${KEY} AND version = @version`,
+    setYanked: db.prepare<VersionKeyParams & { readonly yanked: number; readonly seq: number }>(
+      `UPDATE versions SET yanked = @yanked, seq = @seq WHERE ${KEY} AND version = @version`,
+    ),
+    nextSeq: db.prepare<[], { value: number }>(
+      `UPDATE index_seq SET value = value + 1 WHERE id = 1 RETURNING value`,
+    ),
+    listIndex: db.prepare<KeyParams, IndexRow>(
+      `SELECT ${INDEX_COLUMNS} FROM versions WHERE ${KEY} ORDER BY published_at, id`,
     ),
     search: db.prepare<SearchParams, SearchRow>(
       searchSql({

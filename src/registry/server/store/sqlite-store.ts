@@ -6,6 +6,7 @@ import type { BlobFolder } from './blob-folder.js';
 import {
   filesFromRows,
   hitFromRow,
+  indexFromRows,
   keyParams,
   searchTextOf,
   summaryFromRow,
@@ -67,7 +68,15 @@ function sqliteStore(
 
   // IMMEDIATE: take the write lock before reading, so another process cannot
   // slip a row in between the insert attempt and the read of the winner.
+  // The change counter is taken first: a replay that inserts nothing leaves a
+  // gap in the counter, which is harmless (seq need only grow).
+  const nextSeq = (): number => {
+    const row = st.nextSeq.get();
+    if (row === undefined) throw new Error('index_seq has no row');
+    return Number(row.value);
+  };
   const publishTransaction = db.transaction((record: VersionRecord): PublishOutcome => {
+    const seq = nextSeq();
     const inserted = st.insertVersion.get({
       ...keyParams(record),
       version: record.version,
@@ -83,6 +92,7 @@ function sqliteStore(
       searchText: searchTextOf(record),
       publishedAt: record.publishedAt,
       yanked: record.yanked ? 1 : 0,
+      seq,
     });
     if (inserted === undefined) {
       const existing = readVersion(record, record.version);
@@ -99,6 +109,12 @@ function sqliteStore(
     if (created === null) throw vanished(record);
     return { status: 'created', record: created };
   });
+  const yankTransaction = db.transaction(
+    (key: PackageKey, version: string, yanked: boolean): boolean => {
+      const params = { ...keyParams(key), version, yanked: yanked ? 1 : 0, seq: nextSeq() };
+      return st.setYanked.run(params).changes > 0;
+    },
+  );
 
   return {
     backend: 'sqlite',
@@ -157,9 +173,11 @@ function sqliteStore(
     async listVersions(key) {
       return st.listVersions.all(keyParams(key)).map(summaryFromRow);
     },
+    async packageIndex(key) {
+      return indexFromRows(st.listIndex.all(keyParams(key)));
+    },
     async setYanked(key, version, yanked) {
-      const params = { ...keyParams(key), version, yanked: yanked ? 1 : 0 };
-      return st.setYanked.run(params).changes > 0;
+      return yankTransaction.immediate(key, version, yanked);
     },
     async search(query) {
       return st.search.all(searchParams(query)).map(hitFromRow);

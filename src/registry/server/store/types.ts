@@ -88,6 +88,14 @@ export interface VersionSummary {
   readonly contentHash: string;
 }
 
+/** What the signed package index is made of: the package's change counter and its versions. */
+export interface PackageIndexState {
+  /** The largest change counter stamped on the package's rows (0 when it has none). */
+  readonly seq: number;
+  /** Every version, yanked ones included, oldest first (as listVersions). */
+  readonly versions: VersionSummary[];
+}
+
 export interface SearchQuery {
   /** Case-insensitive substring matched against item id, namespace and description; empty matches all. */
   readonly text: string;
@@ -158,8 +166,9 @@ export interface RegistryStore {
 
   // Versions.
   /**
-   * Publish atomically (the version row and every bundle file row in one
-   * transaction; the blobs must already be stored). A crash leaves either the
+   * Publish atomically (the version row, stamped with the next change
+   * counter, and every bundle file row in one transaction; the blobs must
+   * already be stored). A crash leaves either the
    * whole version or nothing. Two concurrent publishes of one version: one
    * creates, the other sees 'exists' or a conflict.
    *
@@ -170,7 +179,12 @@ export interface RegistryStore {
   getVersion(key: PackageKey, version: string): Promise<VersionRecord | null>;
   /** Every version, yanked ones included, oldest first. */
   listVersions(key: PackageKey): Promise<VersionSummary[]>;
-  /** Set or clear the yanked flag; false when the version does not exist. */
+  /** The package's versions and its change counter, read in one statement (one snapshot). */
+  packageIndex(key: PackageKey): Promise<PackageIndexState>;
+  /**
+   * Set or clear the yanked flag, stamping the next change counter on the
+   * row; false when the version does not exist.
+   */
   setYanked(key: PackageKey, version: string, yanked: boolean): Promise<boolean>;
   search(query: SearchQuery): Promise<SearchHit[]>;
 }
