@@ -47,6 +47,7 @@ export interface SqliteStatements {
   readonly listVersions: Statement<KeyParams, SummaryRow>;
   readonly setYanked: Statement<VersionKeyParams & { readonly yanked: number }>;
   readonly search: Statement<SearchParams, SearchRow>;
+  readonly namespaceBytes: Statement<{ readonly namespace: string }, { bytes: number }>;
 }
 
 export function prepareStatements(db: Database.Database): SqliteStatements {
@@ -116,6 +117,15 @@ export function prepareStatements(db: Database.Database): SqliteStatements {
         limit: '@limit',
         byteOrder: '',
       }),
+    ),
+    // UNION (not UNION ALL): a blob several versions share is counted once.
+    namespaceBytes: db.prepare<{ readonly namespace: string }, { bytes: number }>(
+      `SELECT COALESCE(SUM(size), 0) AS bytes FROM (
+  SELECT blob_sha256 AS sha256, size FROM versions WHERE namespace = @namespace
+  UNION
+  SELECT f.sha256, f.size FROM bundle_files f JOIN versions v ON v.id = f.version_id
+  WHERE v.namespace = @namespace
+) AS used`,
     ),
   };
 }
