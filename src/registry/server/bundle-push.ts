@@ -10,6 +10,7 @@ import type { ServerContext } from './context.js';
 import { tooLarge } from './errors.js';
 import { parsePushedManifest } from './manifest-guard.js';
 import { publishVersion } from './publish.js';
+import { PROVENANCE_ALLOWANCE } from './quota.js';
 import { yieldToLoop } from './yield.js';
 import type { BundleFileRecord, TokenRecord } from './store/index.js';
 
@@ -83,9 +84,6 @@ export async function pushBundle(
     release();
   }
 }
-
-/** Room for `|rye-registry@<namespace>` on the signature line. */
-const PROVENANCE_ALLOWANCE = 64 + MAX_NAME_LENGTH;
 
 /**
  * Every listed file with its stored size, looked up without reading the bytes

@@ -15,6 +15,7 @@ import type { ServerContext } from './context.js';
 import { itemAnswer } from './answers.js';
 import { invalidRequest, tooLarge } from './errors.js';
 import { publishVersion } from './publish.js';
+import { PROVENANCE_ALLOWANCE } from './quota.js';
 import { yieldToLoop } from './yield.js';
 import type { TokenRecord } from './store/index.js';
 
@@ -92,9 +93,6 @@ export async function pushItem(
     release();
   }
 }
-
-/** Room for `|rye-registry@<namespace>` on the signature line. */
-const PROVENANCE_ALLOWANCE = 64 + MAX_NAME_LENGTH;
 
 function byteLength(text: string): number {
   return Buffer.byteLength(text, 'utf8');

@@ -17,6 +17,12 @@ export interface QuotaLimits {
  */
 export const MIN_BLOB_CHARGE = 4096;
 
+/**
+ * What attestation adds to a pushed file, claimed with it: the provenance
+ * suffix `|rye-registry@<namespace>` (namespaces are at most 1024 characters).
+ */
+export const PROVENANCE_ALLOWANCE = 64 + 1024;
+
 /** Undo a hold, a claim or a slot; calling it twice does nothing. */
 export type Release = () => void;
 
