@@ -253,3 +253,30 @@ describe('signature before parsing', () => {
     expect(answer.json.error.message).toContain('it holds an array');
   });
 });
+
+describe.each(['sqlite', 'postgres'] as const)('store accounting (%s)', (backend) => {
+  it('namespaceBytes() sums the published blobs of a namespace; blobSizes() reads sizes without bytes', async () => {
+    const registry = await registryWith({ backend });
+    const alice = await makeAuthor(registry, 'alice');
+    expect(await registry.store.namespaceBytes('alice')).toBe(0);
+    const pushed = await registry.call('POST', '/v1/items', {
+      token: alice.token,
+      body: toolPush(alice.signer, 'alice'),
+    });
+    expect(pushed.status).toBe(201);
+    const key = {
+      kind: 'item',
+      itemType: 'tool',
+      namespace: 'alice',
+      itemId: 'utils/greet',
+    } as const;
+    const record = await registry.store.getVersion(key, '1.0.0');
+    expect(await registry.store.namespaceBytes('alice')).toBe(record!.size);
+    expect(await registry.store.namespaceBytes('bob')).toBe(0);
+
+    const blob = Buffer.alloc(1234, 7);
+    expect((await put(registry, alice.token, blob, sha256Hex(blob))).status).toBe(201);
+    const sizes = await registry.store.blobSizes([sha256Hex(blob), 'f'.repeat(64), 'not hex']);
+    expect([...sizes]).toEqual([[sha256Hex(blob), 1234]]);
+  });
+});
