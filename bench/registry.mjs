@@ -1,7 +1,8 @@
 // Issue 6 benchmarks: pulls of a small item from a real `rye registry serve`
 // process under 64 concurrent connections (autocannon, in this process), on
 // SQLite and on PostgreSQL, and the throughput of a bundle push.
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
+import { request } from 'node:http';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -42,6 +43,7 @@ export async function run() {
   indexVerifyBench();
   await pullBench('sqlite');
   await bundlePushBench();
+  await healthUnderAbuseBench();
   const url = `${PG_BASE}?schema=reg_bench_${randomBytes(4).toString('hex')}`;
   if (await postgresReachable()) {
     try {
@@ -260,4 +262,114 @@ async function dropSchema(url) {
   } finally {
     await client.end();
   }
+}
+
+const ABUSE_ROUNDS = 5;
+
+/**
+ * Issue 11: /health latency while one account pushes a 1.4 MB hostile item
+ * (signed by its own key), a 12 MiB nested manifest and 8 × 60 MiB blobs over
+ * its 50 MiB quota, ABUSE_ROUNDS times; every abusive request is refused.
+ */
+async function healthUnderAbuseBench() {
+  const work = mkdtempSync(join(tmpdir(), 'rye-bench-registry-abuse-'));
+  const server = await startRegistry({
+    data: join(work, 'data'),
+    args: ['--max-account-bytes', String(50 * 1024 * 1024)],
+  });
+  try {
+    const author = await newAuthor(server.url, 'mallory');
+    const text = `"""Hostile."""\n__version__ = "1.0.0"\n__tool_type__ = "python"\n__executor_id__ = "rye/core/runtimes/python_script_runtime"\n__category__ = "bench"\nCONFIG_SCHEMA = ${'['.repeat(700_000)}${']'.repeat(700_000)}\n`;
+    const item = JSON.stringify({
+      item_type: 'tool',
+      namespace: 'mallory',
+      item_id: 'bench/hostile',
+      version: '1.0.0',
+      extension: '.py',
+      content: signText(text, { itemType: 'tool', extension: '.py', signer: author.signer }).text,
+    });
+    const manifest = JSON.stringify({
+      namespace: 'mallory',
+      bundle_id: 'apps/x',
+      manifest: `bundle:\n  id: apps/x\nfiles: ${'['.repeat(12 * 1024 * 1024)}`,
+    });
+    const latencies = [];
+    const refused = new Map();
+    for (let round = 0; round < ABUSE_ROUNDS; round += 1) {
+      const abuse = Promise.all([
+        fetch(`${server.url}/v1/items`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${author.token}`, 'content-type': 'application/json' },
+          body: item,
+        }).then(async (answer) => (await answer.json()).error?.code ?? answer.status),
+        declaredUpload(
+          server.url,
+          author.token,
+          'POST',
+          '/v1/bundles',
+          manifest.length,
+          manifest.slice(0, 65536),
+        ),
+        ...Array.from({ length: 8 }, (_, i) => {
+          const first = Buffer.alloc(65536, i);
+          const address = createHash('sha256').update(first).digest('hex');
+          return declaredUpload(
+            server.url,
+            author.token,
+            'PUT',
+            `/v1/blobs/${address}`,
+            60 * 1024 * 1024,
+            first,
+          );
+        }),
+      ]);
+      let done = false;
+      void abuse.finally(() => (done = true));
+      while (!done) {
+        const start = performance.now();
+        const answer = await fetch(`${server.url}/health`);
+        await answer.arrayBuffer();
+        latencies.push(performance.now() - start);
+        await new Promise((resolve) => setTimeout(resolve, 2));
+      }
+      for (const code of await abuse) refused.set(code, (refused.get(code) ?? 0) + 1);
+    }
+    latencies.sort((a, b) => a - b);
+    const p99 = latencies[Math.min(latencies.length - 1, Math.floor(latencies.length * 0.99))];
+    report('registry.health_under_abuse_p99_ms', Number(p99.toFixed(2)), 'ms', {
+      samples: latencies.length,
+      max_ms: Number(latencies[latencies.length - 1].toFixed(2)),
+      goal_ms: 50,
+      refused: Object.fromEntries(refused),
+      store: 'sqlite',
+    });
+  } finally {
+    await server.stop();
+    rmSync(work, { recursive: true, force: true });
+  }
+}
+
+/** Declare `declared` bytes, send only `first`; resolves with the refusal's error code. */
+function declaredUpload(url, token, method, path, declared, first) {
+  return new Promise((resolve, reject) => {
+    const req = request(url + path, {
+      method,
+      headers: { authorization: `Bearer ${token}`, 'content-length': String(declared) },
+    });
+    let settled = false;
+    req.on('response', (res) => {
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk) => (body += chunk));
+      res.on('end', () => {
+        settled = true;
+        req.destroy();
+        resolve(JSON.parse(body).error?.code ?? res.statusCode);
+      });
+    });
+    req.on('error', (error) => {
+      if (!settled) reject(error);
+    });
+    req.write(first);
+  });
 }

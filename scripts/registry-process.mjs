@@ -6,11 +6,18 @@ import { fileURLToPath } from 'node:url';
 const BIN = fileURLToPath(new URL('../bin/rye.js', import.meta.url));
 
 /**
- * @param {{ data: string, databaseUrl?: string, env?: NodeJS.ProcessEnv, logLevel?: string }} options
+ * @param {{ data: string, databaseUrl?: string, env?: NodeJS.ProcessEnv, logLevel?: string, args?: string[] }} options
  * @returns {Promise<{ url: string, fingerprint: string, stop(): Promise<void> }>}
  */
-export function startRegistry({ data, databaseUrl, env = process.env, logLevel = 'error' }) {
+export function startRegistry({
+  data,
+  databaseUrl,
+  env = process.env,
+  logLevel = 'error',
+  args: extra = [],
+}) {
   const args = [BIN, 'registry', 'serve', '--port', '0', '--data', data, '--log-level', logLevel];
+  args.push(...extra);
   if (databaseUrl !== undefined) args.push('--database', databaseUrl);
   const child = spawn(process.execPath, args, { env, stdio: ['ignore', 'pipe', 'inherit'] });
   const exited = new Promise((resolve) => child.once('exit', resolve));

@@ -18,7 +18,8 @@ export { hasInlineSignature, hashFiles, itemTypeOfPath, readDigest } from './has
 export type { HashedFile, ProgressFn, ReadDigest } from './hash-files.js';
 export { listBundles, listManifestPaths } from './list.js';
 export type { ListedBundle, ManifestLocation } from './list.js';
-export { MAX_MANIFEST_BYTES, parseManifest } from './manifest-parse.js';
+export { MAX_MANIFEST_BYTES, parseManifest, parseManifestWith } from './manifest-parse.js';
+export type { ParseManifestOptions } from './manifest-parse.js';
 export { bundleManifestPath, comparePaths, manifestPathProblem } from './manifest-path.js';
 export { manifestScopeProblem } from './manifest-scope.js';
 export { serializeManifest } from './manifest-serialize.js';

@@ -354,6 +354,18 @@ export const ERROR_CODES = {
     class: 'failure',
     hint: 'Too many sign-up or log-in attempts from this address; wait for the time the message gives.',
   },
+  REGISTRY_QUOTA_EXCEEDED: {
+    class: 'failure',
+    hint: 'The account has used its registry storage quota (published versions are never deleted); ask the operator to raise `rye registry serve --max-account-bytes`.',
+  },
+  REGISTRY_TOO_MANY_UPLOADS: {
+    class: 'failure',
+    hint: 'The account already has the most uploads in progress the registry allows; wait for them to finish and retry.',
+  },
+  REGISTRY_BUSY: {
+    class: 'failure',
+    hint: 'The registry is receiving as many upload bytes as it holds at once; retry in a moment.',
+  },
   REGISTRY_INTERNAL: {
     class: 'failure',
     hint: 'The registry failed on its side; its log says why.',

@@ -122,9 +122,8 @@ describe('the registry and ids under rye/', () => {
       manifest: 'bundle: {}\n',
     });
     expect(bundle).toEqual({ status: 403, code: 'ITEM_ID_RESERVED' });
-    // A bundle of its own id listing a standard-library file (refused before its signature is read).
-    const manifest = `# rye:signed:2026-02-11T00:00:00Z:x:y:z
-bundle:
+    // A bundle of its own id, signed by its author, listing a standard-library file.
+    const unsignedManifest = `bundle:
   id: apps/demo
   version: 1.0.0
   created_at: '2026-02-11T00:00:00Z'
@@ -135,6 +134,12 @@ files:
     sha256: ${'a'.repeat(64)}
     inline_signed: true
 `;
+    const signer = await readSigner(keyDir(resolveSpaces({ project: jan.project, env: jan.env })));
+    const manifest = signText(unsignedManifest, {
+      itemType: 'tool',
+      extension: '.yaml',
+      signer,
+    }).text;
     const smuggled = await post(jan, '/v1/bundles', {
       namespace: 'jan',
       bundle_id: 'apps/demo',

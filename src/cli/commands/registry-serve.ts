@@ -12,6 +12,10 @@ type ServeOptions = CommonOptions & {
   database?: string;
   key?: string;
   maxBlobBytes?: number;
+  maxManifestBytes?: number;
+  maxAccountBytes?: number;
+  maxUploadsPerAccount?: number;
+  maxUploadBytesInFlight?: number;
   authAttemptsPerMinute?: number;
   indexTtl?: number;
   logLevel: 'info' | 'warn' | 'error';
@@ -26,6 +30,14 @@ RYE_REGISTRY_DATABASE_URL variable for a URL holding a password (argv is
 visible to other users). Instances sharing a
 database MUST share one registry key: pass the same --key FILE to each (mode
 0600), or clients pinning the key will refuse the others.
+
+Quotas and caps: every push and blob upload is refused before its body is read
+when its declared size passes the cap (413), when its account already has
+--max-uploads-per-account uploads in progress (429), when the server already
+holds --max-upload-bytes-in-flight upload bytes (503), or when it would take
+the account past --max-account-bytes stored (507). Uploads in progress and
+unpublished blobs are counted in this process: a restart forgets unpublished
+blobs, and instances sharing a database count their own uploads only.
 
 The registry key (Ed25519, PKCS8 PEM) is created on first start at
 <data>/registry-key.pem with mode 0600; a key file readable by group or others
@@ -51,6 +63,26 @@ export function addServeCommand(registry: Command, io: CliIo, run: Runner): void
     .option(
       '--max-blob-bytes <n>',
       'largest blob upload accepted, in bytes (default 67108864 = 64 MiB)',
+      integer(1, Number.MAX_SAFE_INTEGER),
+    )
+    .option(
+      '--max-manifest-bytes <n>',
+      'largest bundle manifest accepted, in bytes (default 2097152 = 2 MiB, ~16,000 files)',
+      integer(1, 16 * 1024 * 1024),
+    )
+    .option(
+      '--max-account-bytes <n>',
+      'stored bytes per account: its published versions plus unpublished uploads (default 1073741824 = 1 GiB)',
+      integer(1, Number.MAX_SAFE_INTEGER),
+    )
+    .option(
+      '--max-uploads-per-account <n>',
+      'pushes and blob uploads one account may have in progress at once (default 8)',
+      integer(1, 10_000),
+    )
+    .option(
+      '--max-upload-bytes-in-flight <n>',
+      'request bytes all uploads in progress may hold at once (default 536870912 = 512 MiB)',
       integer(1, Number.MAX_SAFE_INTEGER),
     )
     .option(
@@ -87,6 +119,18 @@ export function addServeCommand(registry: Command, io: CliIo, run: Runner): void
           keyFile: options.key,
           limits: {
             ...(options.maxBlobBytes === undefined ? {} : { blobBytes: options.maxBlobBytes }),
+            ...(options.maxManifestBytes === undefined
+              ? {}
+              : { manifestBytes: options.maxManifestBytes }),
+            ...(options.maxAccountBytes === undefined
+              ? {}
+              : { accountBytes: options.maxAccountBytes }),
+            ...(options.maxUploadsPerAccount === undefined
+              ? {}
+              : { uploadsPerAccount: options.maxUploadsPerAccount }),
+            ...(options.maxUploadBytesInFlight === undefined
+              ? {}
+              : { uploadBytesInFlight: options.maxUploadBytesInFlight }),
             ...(options.authAttemptsPerMinute === undefined
               ? {}
               : { authAttemptsPerMinute: options.authAttemptsPerMinute }),

@@ -8,6 +8,8 @@ import { addBlobRoutes } from './blobs.js';
 import { addBundleRoutes } from './bundles.js';
 import type { LogFn, RegistryEnv, RegistryLimits, ServerContext } from './context.js';
 import { errorBody, tooLarge, wireErrorOf } from './errors.js';
+import { AccountQuotas } from './quota.js';
+import { jsonUploadGate } from './upload-gate.js';
 import { addItemRoutes } from './items.js';
 import { addKeyRoutes } from './keys.js';
 import { addQueryRoutes } from './queries.js';
@@ -16,12 +18,29 @@ import { IndexSigner, type IndexOptions } from './signed-index.js';
 import { jsonLines, requestLog } from './request-log.js';
 import type { RegistryStore } from './store/index.js';
 
+const MiB = 1024 * 1024;
+
 export const DEFAULT_LIMITS: RegistryLimits = {
-  jsonBytes: 12 * 1024 * 1024,
-  blobBytes: 64 * 1024 * 1024,
+  jsonBytes: 12 * MiB,
+  blobBytes: 64 * MiB,
   itemBytes: MAX_ITEM_BYTES,
+  manifestBytes: 2 * MiB,
+  accountBytes: 1024 * MiB,
+  // The client transfers 8 blobs at once (TRANSFER_CONCURRENCY): one push never trips it.
+  uploadsPerAccount: 8,
+  uploadBytesInFlight: 512 * MiB,
   authAttemptsPerMinute: 30,
 };
+
+/** JSON bodies other than pushes (accounts, keys, yank, search) are small. */
+const SMALL_JSON_BYTES = 64 * 1024;
+
+/**
+ * A bundle push's body: the manifest JSON-escaped (a canonical manifest grows
+ * by its newlines and quotes, far less than twice) plus the other fields.
+ */
+const bundleBodyBytes = (limits: RegistryLimits): number =>
+  Math.min(limits.jsonBytes, 2 * limits.manifestBytes + SMALL_JSON_BYTES);
 
 export interface RegistryAppOptions {
   readonly store: RegistryStore;
@@ -49,6 +68,7 @@ export function createRegistryApp(options: RegistryAppOptions): Hono<RegistryEnv
     key: options.key,
     limits,
     authorKeys: new AuthorKeys(options.store),
+    quotas: new AccountQuotas(options.store, limits),
     now: options.now ?? (() => new Date()),
     log,
   };
@@ -59,7 +79,7 @@ export function createRegistryApp(options: RegistryAppOptions): Hono<RegistryEnv
         throw tooLarge(what, bytes);
       },
     });
-  const json = limit(limits.jsonBytes, 'the request body');
+  const json = limit(Math.min(limits.jsonBytes, SMALL_JSON_BYTES), 'the request body');
 
   const app = new Hono<RegistryEnv>();
   app.use(requestLog(log));
@@ -99,9 +119,10 @@ export function createRegistryApp(options: RegistryAppOptions): Hono<RegistryEnv
 
   addAccountRoutes(app, ctx, json);
   addKeyRoutes(app, ctx, json);
-  addItemRoutes(app, ctx, json);
-  addBlobRoutes(app, ctx, limit(limits.blobBytes, 'the blob'));
-  addBundleRoutes(app, ctx, json);
+  // Pushes and uploads pass the upload gate (size, slots, server budget) before any byte is read.
+  addItemRoutes(app, ctx, jsonUploadGate(ctx, limits.jsonBytes, 'the request body'));
+  addBlobRoutes(app, ctx);
+  addBundleRoutes(app, ctx, jsonUploadGate(ctx, bundleBodyBytes(limits), 'the request body'));
   addQueryRoutes(app, ctx, json, new IndexSigner(ctx, options.index));
   return app;
 }

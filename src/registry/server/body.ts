@@ -1,5 +1,6 @@
 import type { Context } from 'hono';
 import { invalidRequest } from './errors.js';
+import { flatObjectProblem } from './json-shape.js';
 
 /**
  * UNTRUSTED INPUT: request bodies and query strings. Every body is one JSON
@@ -12,11 +13,18 @@ export type Fields = Readonly<Record<string, unknown>>;
 
 /**
  * Read the body as one JSON object holding only `allowed` keys (the size
- * was capped by the route's body limit).
+ * was capped by the route's body limit). Its shape is checked in one linear
+ * pass before `JSON.parse` builds anything.
  * @throws RyeError REGISTRY_INVALID_REQUEST
  */
 export async function readJsonFields(c: Context, allowed: readonly string[]): Promise<Fields> {
   const text = await c.req.text();
+  const problem = flatObjectProblem(text, allowed.length);
+  if (problem !== undefined) {
+    throw invalidRequest(
+      `Cannot read the request: the body is not a flat JSON object (${problem})`,
+    );
+  }
   let value: unknown;
   try {
     value = JSON.parse(text);

@@ -22,6 +22,7 @@ const STATUS: Partial<Record<ErrorCode, ContentfulStatusCode>> = {
   REGISTRY_KEY_TAKEN: 409,
   REGISTRY_BODY_TOO_LARGE: 413,
   REGISTRY_RATE_LIMITED: 429,
+  REGISTRY_TOO_MANY_UPLOADS: 429,
   VALIDATION_FAILED: 422,
   METADATA_PARSE_FAILED: 422,
   PARSE_UNSAFE_CONTENT: 422,
@@ -39,6 +40,9 @@ const STATUS: Partial<Record<ErrorCode, ContentfulStatusCode>> = {
   REGISTRY_VERSION_MISMATCH: 422,
   REGISTRY_BLOB_CORRUPT: 500,
   REGISTRY_INTERNAL: 500,
+  // Refusals, not faults: answered as they are and not logged as internal errors.
+  REGISTRY_BUSY: 503,
+  REGISTRY_QUOTA_EXCEEDED: 507,
 };
 
 /** The HTTP status of an error code, or undefined for a code the registry never answers with. */
@@ -50,7 +54,7 @@ export function statusFor(code: ErrorCode): ContentfulStatusCode | undefined {
 export interface WireError {
   readonly status: ContentfulStatusCode;
   readonly body: ErrorDocument;
-  /** Set for 500s: the original message (with any stack), for the log only. */
+  /** Set for 500s (not 503/507 refusals): the original message (with any stack), for the log only. */
   readonly internal: string | null;
 }
 
@@ -61,7 +65,7 @@ export function wireErrorOf(error: unknown): WireError {
   if (isRyeError(error)) {
     const status = statusFor(error.code);
     if (status !== undefined) {
-      const internal = status >= 500 ? error.message : null;
+      const internal = status === 500 ? error.message : null;
       return { status, body: errorBody(error.code, error.message), internal };
     }
   }

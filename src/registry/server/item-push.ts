@@ -17,6 +17,8 @@ import type { ServerContext } from './context.js';
 import { itemAnswer } from './answers.js';
 import { invalidRequest, tooLarge } from './errors.js';
 import { publishVersion } from './publish.js';
+import { PROVENANCE_ALLOWANCE } from './quota.js';
+import { yieldToLoop } from './yield.js';
 import type { TokenRecord } from './store/index.js';
 
 export const ITEM_PUSH_FIELDS = [
@@ -31,17 +33,20 @@ export const ITEM_PUSH_FIELDS = [
 ] as const;
 
 /**
- * `POST /v1/items`: check the item (owner, names, size, metadata, author
- * signature), attest it, store the registry-signed bytes and publish.
- * Replaying a published version with the same content answers the stored
- * version (200) and changes nothing.
+ * `POST /v1/items`: check the item, cheapest refusal first (owner, names,
+ * size, the account's quota, the author signature over the raw text, and only
+ * then the metadata parse), attest it, store the registry-signed bytes and
+ * publish. Replaying a published version with the same content answers the
+ * stored version (200) and changes nothing. The request thread is yielded
+ * between the costly steps, so other requests are answered meanwhile.
  *
  * @throws RyeError REGISTRY_FORBIDDEN, REGISTRY_INVALID_REQUEST, REGISTRY_REF_INVALID,
  *   ITEM_ID_RESERVED (ids under rye/),
- *   REGISTRY_BODY_TOO_LARGE, VALIDATION_FAILED, METADATA_PARSE_FAILED,
- *   REGISTRY_VERSION_MISMATCH (the item declares another version and the push
- *   did not say `allow_version_mismatch: true`), REGISTRY_AUTHOR_KEY_UNKNOWN,
- *   REGISTRY_SIGNATURE_INVALID, REGISTRY_VERSION_CONFLICT
+ *   REGISTRY_BODY_TOO_LARGE, REGISTRY_QUOTA_EXCEEDED, REGISTRY_AUTHOR_KEY_UNKNOWN,
+ *   REGISTRY_SIGNATURE_INVALID, VALIDATION_FAILED, METADATA_PARSE_FAILED,
+ *   PARSE_UNSAFE_CONTENT, REGISTRY_VERSION_MISMATCH (the item declares another
+ *   version and the push did not say `allow_version_mismatch: true`),
+ *   REGISTRY_VERSION_CONFLICT
  */
 export async function pushItem(
   ctx: ServerContext,
@@ -63,32 +68,45 @@ export async function pushItem(
     );
   }
   const content = stringField(body, 'content', Number.MAX_SAFE_INTEGER);
-  if (Buffer.byteLength(content, 'utf8') > ctx.limits.itemBytes) {
-    throw tooLarge('the item content', ctx.limits.itemBytes);
-  }
+  // A UTF-8 byte is at least a UTF-16 unit: a string this long is too large uncounted.
+  const bytes = content.length > ctx.limits.itemBytes ? content.length : byteLength(content);
+  if (bytes > ctx.limits.itemBytes) throw tooLarge('the item content', ctx.limits.itemBytes);
   const label = `${namespace}/${itemId}${extension}`;
-  const unsigned = bodyWithoutSignature(content, itemType, extension);
-  const metadata = await extractMetadata(itemType, extension, unsigned, label);
-  assertValid({ itemType, itemId, metadata });
-  const allowMismatch =
-    body['allow_version_mismatch'] !== undefined && booleanField(body, 'allow_version_mismatch');
-  assertVersionAgrees(label, declaredVersionOf(metadata), version, allowMismatch);
-  const trust = await ctx.authorKeys.trustOf(token.accountId, token.username);
-  const author = checkAuthorSignature({ text: content, itemType, extension, label }, trust);
+  // The stored file is the content plus the registry's provenance suffix.
+  const release = await ctx.quotas.claim(token, bytes + PROVENANCE_ALLOWANCE, label);
+  try {
+    const trust = await ctx.authorKeys.trustOf(token.accountId, token.username);
+    // UNTRUSTED INPUT: authenticated before any parser reads it.
+    const author = checkAuthorSignature({ text: content, itemType, extension, label }, trust);
+    await yieldToLoop();
+    const unsigned = bodyWithoutSignature(content, itemType, extension);
+    const metadata = await extractMetadata(itemType, extension, unsigned, label);
+    assertValid({ itemType, itemId, metadata });
+    const allowMismatch =
+      body['allow_version_mismatch'] !== undefined && booleanField(body, 'allow_version_mismatch');
+    assertVersionAgrees(label, declaredVersionOf(metadata), version, allowMismatch);
+    await yieldToLoop();
 
-  const published = await publishVersion(ctx, {
-    key: { kind: 'item', itemType, namespace, itemId },
-    version,
-    extension,
-    text: content,
-    signAs: { itemType, extension },
-    author,
-    description: descriptionOf(metadata),
-  });
-  return {
-    status: published.status,
-    document: await itemAnswer(ctx, published.record, published.bytes),
-  };
+    const published = await publishVersion(ctx, {
+      key: { kind: 'item', itemType, namespace, itemId },
+      version,
+      extension,
+      text: content,
+      signAs: { itemType, extension },
+      author,
+      description: descriptionOf(metadata),
+    });
+    return {
+      status: published.status,
+      document: await itemAnswer(ctx, published.record, published.bytes),
+    };
+  } finally {
+    release();
+  }
+}
+
+function byteLength(text: string): number {
+  return Buffer.byteLength(text, 'utf8');
 }
 
 function descriptionOf(metadata: ItemMetadata): string | null {

@@ -14,7 +14,13 @@ export function requestLog(log: LogFn): MiddlewareHandler<RegistryEnv> {
     const code = c.get('errorCode');
     log({
       time: new Date().toISOString(),
-      level: status >= 500 ? 'error' : status >= 400 ? 'warn' : 'info',
+      // 503 and 507 are refusals (busy, quota), not faults.
+      level:
+        status >= 500 && status !== 503 && status !== 507
+          ? 'error'
+          : status >= 400
+            ? 'warn'
+            : 'info',
       msg: 'request',
       method: c.req.method,
       path: c.req.path.slice(0, 512),

@@ -16,7 +16,8 @@ let author: Author;
 let reader: Author;
 
 beforeAll(async () => {
-  server = await startRegistryProcess();
+  // One account pushing 50 at once: lift the per-account upload cap (quota.test.ts covers it).
+  server = await startRegistryProcess({ args: ['--max-uploads-per-account', '128'] });
   author = await makeAuthor(server.url, 'busy');
   reader = await makeAuthor(server.url, 'many');
 });

@@ -15,6 +15,8 @@ export interface BlobFolder {
   has(sha256: string): boolean;
   /** @throws RyeError REGISTRY_BLOB_CORRUPT, FILE_UNREADABLE */
   get(sha256: string): Buffer | null;
+  /** The stored size in bytes, or null when absent. */
+  size(sha256: string): number | null;
 }
 
 const FILE_MODE = 0o644;
@@ -29,6 +31,11 @@ export async function openBlobFolder(root: string): Promise<BlobFolder> {
 
   return {
     has,
+    size(sha256) {
+      if (!isBlobAddress(sha256)) return null;
+      const stat = statSync(pathOf(sha256), { throwIfNoEntry: false });
+      return stat?.isFile() === true ? stat.size : null;
+    },
     async put(sha256, bytes) {
       checkBlobToStore(sha256, bytes);
       if (has(sha256)) return;

@@ -42,6 +42,14 @@ export const SQL = {
   insertBlob: `INSERT INTO blobs (sha256, size, data) VALUES ($1, $2, $3) ON CONFLICT (sha256) DO NOTHING`,
   hasBlob: `SELECT 1 FROM blobs WHERE sha256 = $1`,
   storedBlobs: `SELECT sha256 FROM blobs WHERE sha256 = ANY($1::text[])`,
+  blobSizes: `SELECT sha256, size::float8 AS size FROM blobs WHERE sha256 = ANY($1::text[])`,
+  // UNION (not UNION ALL): a blob several versions share is counted once.
+  namespaceBytes: `SELECT COALESCE(SUM(size), 0)::float8 AS bytes FROM (
+  SELECT blob_sha256 AS sha256, size FROM versions WHERE namespace = $1
+  UNION
+  SELECT f.sha256, f.size FROM bundle_files f JOIN versions v ON v.id = f.version_id
+  WHERE v.namespace = $1
+) AS used`,
   getBlob: `SELECT data FROM blobs WHERE sha256 = $1`,
   insertVersion: `INSERT INTO versions (kind, item_type, namespace, item_id, version, extension,
       content_hash, blob_sha256, size, author_fingerprint, author_signature, statement,

@@ -204,6 +204,18 @@ function postgresStore(pool: pg.Pool): RegistryStore {
       return bytes;
     },
 
+    async blobSizes(sha256s) {
+      const sizes = new Map<string, number>();
+      if (sha256s.length === 0) return sizes;
+      const result = await pool.query<{ sha256: string; size: number }>(SQL.blobSizes, [sha256s]);
+      for (const row of result.rows) sizes.set(row.sha256, row.size);
+      return sizes;
+    },
+    async namespaceBytes(namespace) {
+      const result = await pool.query<{ bytes: number }>(SQL.namespaceBytes, [namespace]);
+      return result.rows[0]?.bytes ?? 0;
+    },
+
     async publish(record) {
       return inTransaction(pool, (client) => publishIn(client, record));
     },

@@ -53,6 +53,7 @@ export interface SqliteStatements {
   readonly nextSeq: Statement<[], { value: number }>;
   readonly listIndex: Statement<KeyParams, IndexRow>;
   readonly search: Statement<SearchParams, SearchRow>;
+  readonly namespaceBytes: Statement<{ readonly namespace: string }, { bytes: number }>;
 }
 
 export function prepareStatements(db: Database.Database): SqliteStatements {
@@ -128,6 +129,15 @@ export function prepareStatements(db: Database.Database): SqliteStatements {
         limit: '@limit',
         byteOrder: '',
       }),
+    ),
+    // UNION (not UNION ALL): a blob several versions share is counted once.
+    namespaceBytes: db.prepare<{ readonly namespace: string }, { bytes: number }>(
+      `SELECT COALESCE(SUM(size), 0) AS bytes FROM (
+  SELECT blob_sha256 AS sha256, size FROM versions WHERE namespace = @namespace
+  UNION
+  SELECT f.sha256, f.size FROM bundle_files f JOIN versions v ON v.id = f.version_id
+  WHERE v.namespace = @namespace
+) AS used`,
     ),
   };
 }

@@ -160,6 +160,17 @@ function sqliteStore(
     async getBlob(sha256) {
       return blobs.get(sha256);
     },
+    async blobSizes(sha256s) {
+      const sizes = new Map<string, number>();
+      for (const sha256 of sha256s) {
+        const size = blobs.size(sha256);
+        if (size !== null) sizes.set(sha256, size);
+      }
+      return sizes;
+    },
+    async namespaceBytes(namespace) {
+      return st.namespaceBytes.get({ namespace })?.bytes ?? 0;
+    },
 
     async publish(record) {
       // Blobs are never deleted, so checking them before the transaction is safe.

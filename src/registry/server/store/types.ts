@@ -163,6 +163,13 @@ export interface RegistryStore {
    * @throws RyeError REGISTRY_BLOB_CORRUPT when the stored bytes no longer match the address.
    */
   getBlob(sha256: string): Promise<Buffer | null>;
+  /** The size of each stored blob among `sha256s` (missing ones absent), without reading the bytes. */
+  blobSizes(sha256s: readonly string[]): Promise<Map<string, number>>;
+  /**
+   * Bytes published in `namespace`: every distinct blob its versions reference
+   * (item files, manifests, bundle files), each counted once. Quotas read it.
+   */
+  namespaceBytes(namespace: string): Promise<number>;
 
   // Versions.
   /**
