@@ -18,6 +18,7 @@ import {
   bundleAnswer,
   clientSpaces,
   makeKey,
+  serveIndex,
   serveKey,
   sessionFor,
   snapshot,
@@ -250,6 +251,7 @@ describe('pullBundle() of a bundle out of its lane', () => {
       includes,
     });
     fake.routes.set('GET /v1/bundles/alice/apps/demo', { json: answer.doc });
+    serveIndex(fake, registryKey, [answer.doc]);
     for (const [sha, bytes] of answer.blobs) fake.routes.set(`GET /v1/blobs/${sha}`, { bytes });
     const before = snapshot(c.spaces.project);
     const refused = await refusal(

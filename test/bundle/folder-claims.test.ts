@@ -10,6 +10,7 @@ import {
   bundleAnswer,
   clientSpaces,
   makeKey,
+  serveIndex,
   serveKey,
   sessionFor,
   snapshot,
@@ -132,6 +133,7 @@ describe('pullBundle() into another bundle’s folders', () => {
       includes: ['apps/todo'],
     });
     fake.routes.set('GET /v1/bundles/mallory/apps/helper', { json: answer.doc });
+    serveIndex(fake, registryKey, [answer.doc]);
     for (const [sha, bytes] of answer.blobs) fake.routes.set(`GET /v1/blobs/${sha}`, { bytes });
     const before = snapshot(c.spaces.project);
     const refused = await refusal(
