@@ -1,5 +1,5 @@
 import { RyeError } from '../../errors/index.js';
-import { manifestPathProblem } from '../../bundle/index.js';
+import { manifestPathProblem, manifestScopeProblem } from '../../bundle/index.js';
 import { assertNotReserved, reservedItemPath } from '../../items/index.js';
 import { assertRegistryId, assertVersion } from '../names.js';
 import type { BundleVersionDocument } from '../wire.js';
@@ -65,6 +65,10 @@ export async function pushBundle(
       const reserved = reservedItemPath(path);
       if (reserved !== undefined) assertNotReserved(reserved, `publish ${path} in a bundle`);
     }
+    // The lane rule every reader applies (create, verify, execute, pull): a
+    // registry does not store a bundle no client would accept.
+    const outOfLane = manifestScopeProblem(manifest, bundleId);
+    if (outOfLane !== undefined) throw invalidManifest(label, outOfLane);
     await yieldToLoop();
 
     const published = await publishVersion(ctx, {

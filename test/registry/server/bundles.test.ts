@@ -184,6 +184,21 @@ describe('POST /v1/bundles and GET /v1/bundles/…', () => {
     expectRefused(answer, 422, 'BUNDLE_MANIFEST_INVALID');
   });
 
+  it('refuses a signed manifest out of its lane, as every client would (422 BUNDLE_MANIFEST_INVALID)', async () => {
+    const manifest = (path: string) =>
+      signText(
+        `bundle:\n  id: apps/demo\n  version: 1.0.0\n  created_at: '2026-02-11T00:00:00Z'\n  entrypoint: ''\n  description: ''\nfiles:\n  ${path}:\n    sha256: ${'a'.repeat(64)}\n    inline_signed: false\n`,
+        { itemType: 'tool', extension: '.yaml', signer: alice.signer },
+      ).text;
+    for (const path of ['.env', '.ai/tools/apps/other/tool.py', '.ai/tools/apps/demo2/tool.py']) {
+      const answer = await registry.call('POST', '/v1/bundles', {
+        token: alice.token,
+        body: { namespace: 'alice', bundle_id: 'apps/demo', manifest: manifest(path) },
+      });
+      expectRefused(answer, 422, 'BUNDLE_MANIFEST_INVALID');
+    }
+  });
+
   it('refuses text that is not a manifest (422 BUNDLE_MANIFEST_INVALID)', async () => {
     const text = signText('bundle: [1, 2\n', {
       itemType: 'tool',
