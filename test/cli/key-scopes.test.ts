@@ -210,3 +210,26 @@ describe('key scopes, through the CLI', () => {
     expect(existsSync(allowed.marker)).toBe(true);
   });
 });
+
+describe('rye verify-file --item-id', () => {
+  it('verifies a file signed by a scoped key only as an id the scope covers', async () => {
+    const p = await makeExecProject();
+    const signer = stranger(p, 'dana', { ids: ['apps/*'], itemTypes: null });
+    writeSigned(p, 'loose/tool.py', markerTool('apps', join(p.root, 'm'), PY_RUNTIME), signer);
+    const file = join(p.project, 'loose/tool.py');
+    const check = (...extra: string[]) =>
+      rye(
+        ['verify-file', file, '--item-type', 'tool', '--project', p.project, '--json', ...extra],
+        {
+          env: p.env,
+        },
+      );
+    expect((await check('--item-id', 'apps/tool')).code).toBe(0);
+    const outside = await check('--item-id', 'other/tool');
+    expect(outside.code).toBe(3);
+    expect(outside.json()).toMatchObject({ code: 'INTEGRITY_UNTRUSTED_KEY' });
+    // Naming no item, a scoped key vouches for nothing.
+    expect((await check()).json()).toMatchObject({ code: 'INTEGRITY_UNTRUSTED_KEY' });
+    expect((await check('--item-id', '../x')).code).toBe(2);
+  });
+});
