@@ -230,6 +230,10 @@ export const ERROR_CODES = {
     class: 'integrity',
     hint: 'The fingerprint recorded in the trust file does not match its public key; the file is ignored.',
   },
+  TRUST_PROJECT_CHANGED: {
+    class: 'integrity',
+    hint: 'The project trust store changed after you reviewed it (`rye trust list` shows its sha256); review it again, then approve that digest.',
+  },
   TRUST_PROJECT_UNAPPROVED: {
     class: 'integrity',
     hint: "The signer's key is in the project's .ai/trusted_keys/, which you have not approved (or which changed since): review that folder, then `rye trust approve --project <dir>`.",

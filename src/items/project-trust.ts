@@ -6,6 +6,7 @@
  */
 import { realpath } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
+import { RyeError } from '../errors/index.js';
 import {
   formatTimestamp,
   parseTrustSnapshot,
@@ -89,11 +90,24 @@ export async function readProjectTrust(spaces: Spaces): Promise<ProjectTrust> {
  * Approve the project's trust store as it is now: pin its digest for the
  * project's real path in user space (atomic write). A store with no key files,
  * or that is the user's or system's own, is returned unchanged (nothing to approve).
+ * With `expected` (the digest `rye trust list` showed when the user reviewed
+ * the store), a store that changed since is refused, never approved.
  *
- * @throws RyeError TRUST_APPROVALS_INVALID (never overwrites a malformed file), FILE_WRITE_FAILED
+ * @throws RyeError TRUST_PROJECT_CHANGED, TRUST_APPROVALS_INVALID (never
+ *   overwrites a malformed file), FILE_WRITE_FAILED
  */
-export async function approveProjectTrust(spaces: Spaces): Promise<ProjectTrust> {
+export async function approveProjectTrust(
+  spaces: Spaces,
+  expected?: string,
+): Promise<ProjectTrust> {
   const state = await readProjectTrust(spaces);
+  if (expected !== undefined && expected.toLowerCase() !== state.digest) {
+    throw new RyeError(
+      'TRUST_PROJECT_CHANGED',
+      `Cannot approve the trust store of ${state.project}: its content is sha256 ${state.digest} now, not the ${expected} you reviewed; review ${state.dir} again`,
+      { project: state.project, expected, actual: state.digest },
+    );
+  }
   if (state.status === 'none' || state.status === 'own-store') return state;
   return pinDigest(
     spaces,

@@ -282,3 +282,26 @@ describe('ids under rye/ resolve from system space only', () => {
     expect(existsSync(marker)).toBe(false);
   });
 });
+
+describe('rye trust approve --sha256', () => {
+  it('approves only the content the user reviewed: a store changed since is refused (TRUST_PROJECT_CHANGED)', async () => {
+    const p = await makeExecProject();
+    const mallory = await stranger(p, 'mallory');
+    p.write(`.ai/trusted_keys/${mallory.signer.fingerprint}.toml`, mallory.toml);
+    const list = () => rye(['trust', 'list', '--json'], { env: p.env, cwd: p.project });
+    const reviewed = (await list()).json<{ project: { sha256: string } }>().project.sha256;
+    // The store changes between the review and the approval.
+    const eve = await stranger(p, 'eve');
+    p.write(`.ai/trusted_keys/${eve.signer.fingerprint}.toml`, eve.toml);
+    const approve = (digest: string) =>
+      rye(['trust', 'approve', '--sha256', digest, '--json'], { env: p.env, cwd: p.project });
+    const refused = await approve(reviewed);
+    expect(refused.code).toBe(3);
+    expect(refused.json()).toMatchObject({ error: { code: 'TRUST_PROJECT_CHANGED' } });
+    const now = (await list()).json<{ project: { status: string; sha256: string } }>().project;
+    expect(now.status).toBe('pending');
+    const approved = await approve(now.sha256);
+    expect(approved.code, approved.stderr).toBe(0);
+    expect((await list()).json<{ project: { status: string } }>().project.status).toBe('approved');
+  });
+});

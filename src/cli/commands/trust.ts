@@ -115,10 +115,14 @@ export function trustCommand(io: CliIo, run: Runner): Command {
 
   withCommonOptions(trust.command('approve'))
     .description("approve the project's .ai/trusted_keys as it is now (review it first)")
-    .action((options: CommonOptions) =>
+    .option(
+      '--sha256 <digest>',
+      'approve only if the store still has this digest (the one `rye trust list` showed you)',
+    )
+    .action((options: CommonOptions & { sha256?: string }) =>
       run(options, async () => {
         const ctx = contextOf(options, io);
-        const state = await approveProjectTrust(ctx.spaces);
+        const state = await approveProjectTrust(ctx.spaces, options.sha256);
         for (const w of state.loaded.warnings) warn(ctx, w);
         const approved = state.status === 'approved';
         emit(ctx, { ok: true, approved, ...projectJson(state) }, [
