@@ -1,4 +1,5 @@
 import type { KeyObject } from 'node:crypto';
+import { parseCanonicalDocument } from './canonical-document.js';
 import { RyeError } from '../errors/index.js';
 import {
   decodeSignature,
@@ -86,23 +87,12 @@ export function signStatement(
  * @throws RyeError REGISTRY_ATTESTATION_INVALID
  */
 export function parseStatement(text: string): AttestationStatement {
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    throw invalid('it is not JSON');
-  }
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    throw invalid('it is not an object');
-  }
-  const o = value as Record<string, unknown>;
-  const keys = Object.keys(o).sort();
-  if (keys.join(',') !== [...KEYS].join(',')) throw invalid(`its fields are ${keys.join(', ')}`);
-  const bad = fieldProblem(o);
-  if (bad !== undefined) throw invalid(bad);
-  const statement = o as unknown as AttestationStatement;
-  if (formatStatement(statement) !== text) throw invalid('it is not in canonical form');
-  return statement;
+  return parseCanonicalDocument(text, {
+    keys: KEYS,
+    fieldProblem,
+    format: formatStatement,
+    refuse: invalid,
+  });
 }
 
 /**

@@ -1,4 +1,5 @@
 import type { KeyObject } from 'node:crypto';
+import { parseCanonicalDocument } from './canonical-document.js';
 import { RyeError } from '../errors/index.js';
 import {
   decodeSignature,
@@ -149,20 +150,12 @@ export function assertIndexSigned(registryKey: KeyObject, text: string, signatur
  * @throws RyeError REGISTRY_INDEX_INVALID
  */
 export function parseIndex(text: string): PackageIndex {
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    throw invalid('it is not JSON');
-  }
-  if (!isObject(value)) throw invalid('it is not an object');
-  const keys = Object.keys(value).sort();
-  if (keys.join(',') !== [...KEYS].join(',')) throw invalid(`its fields are ${keys.join(', ')}`);
-  const bad = fieldProblem(value);
-  if (bad !== undefined) throw invalid(bad);
-  const index = value as unknown as PackageIndex;
-  if (formatIndex(index) !== text) throw invalid('it is not in canonical form');
-  return index;
+  return parseCanonicalDocument(text, {
+    keys: KEYS,
+    fieldProblem,
+    format: formatIndex,
+    refuse: invalid,
+  });
 }
 
 function fieldProblem(o: Record<string, unknown>): string | undefined {
