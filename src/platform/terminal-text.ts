@@ -16,7 +16,9 @@
  * and lone surrogates (which an encoder would replace without a trace).
  * One character class, no backtracking: linear in the length of the text.
  */
-const UNSAFE = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}]/u;
+// The whole tag block: its unassigned code points (U+E0002–U+E001F) are not
+// \p{Cf}, yet render as nothing, like the tags around them.
+const UNSAFE = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}\u{E0000}-\u{E007F}]/u;
 const UNSAFE_ALL = new RegExp(UNSAFE.source, 'gu');
 
 const SHORT: Readonly<Record<string, string>> = { '\t': '\\t', '\n': '\\n', '\r': '\\r' };

@@ -118,3 +118,10 @@ describe('escapeControlInJson()', () => {
     );
   });
 });
+
+describe('escapeControl() and the tag block', () => {
+  it('escapes unassigned tag-block code points too (U+E0002 is not \\p{Cf} but renders as nothing)', () => {
+    expect(escapeControl('a\u{e0002}b')).toBe('a\\u{e0002}b');
+    expect(hasControl('\u{e007f}')).toBe(true);
+  });
+});
