@@ -40,22 +40,6 @@ export interface RunningRegistry {
 const DRAIN_MS = 5_000;
 
 /**
- * How long an idle keep-alive connection stays open (Node's default is 5 s).
- * A client may send its next request on an idle connection at the very moment
- * the server closes it; the request then fails with no answer (undici:
- * UND_ERR_SOCKET "other side closed"), and a POST is not retried. A client
- * whose event loop is busy longer than the server's timeout (signing or
- * verifying many items at once, a loaded machine) hits this every time: 50
- * parallel pushes did on Node 24. The server advertises this in `Keep-Alive:
- * timeout=65`; fetch (undici) retires an idle connection a little before
- * that, so the client, not the server, closes it, and a request is never
- * written to a connection the server has given up. Idle connections cost a
- * socket each; slow requests stay bounded by Node's headersTimeout (60 s) and
- * requestTimeout (300 s).
- */
-const KEEP_ALIVE_MS = 65_000;
-
-/**
  * Open the store and key and listen. Logs start-up lines and, once
  * listening, `{msg:'listening', url, fingerprint, store}`.
  *
@@ -90,7 +74,6 @@ export async function startRegistryServer(
     port: options.port,
     hostname: options.host,
   }) as Server;
-  server.keepAliveTimeout = KEEP_ALIVE_MS;
   const port = await new Promise<number>((resolve, reject) => {
     server.once('listening', () => resolve((server.address() as AddressInfo).port));
     server.once('error', reject);

@@ -110,7 +110,7 @@ describe('rye registry serve', () => {
 });
 
 describe('startRegistryServer()', () => {
-  it('reports the real port for port 0, refuses a port in use, keeps idle connections 65 s, and closes', async () => {
+  it('reports the real port for port 0, refuses a port in use, and closes', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'rye-registry-'));
     const logs: Record<string, unknown>[] = [];
     try {
@@ -135,10 +135,7 @@ describe('startRegistryServer()', () => {
         log: () => undefined,
       });
       await expect(second).rejects.toThrow(/EADDRINUSE/);
-      const health = await fetch(`${first.url}/health`);
-      expect(health.status).toBe(200);
-      // Longer than a busy client's pause: the client closes idle connections first.
-      expect(health.headers.get('keep-alive')).toBe('timeout=65');
+      expect((await fetch(`${first.url}/health`)).status).toBe(200);
       await first.close();
       await expect(fetch(`${first.url}/health`)).rejects.toThrow();
     } finally {
