@@ -1,0 +1,1 @@
+export type { ContentPart, Message, ToolDefinition, Usage } from './message.js';
