@@ -20,3 +20,4 @@ export {
   escapeControlLines,
   hasControl,
 } from './terminal-text.js';
+export { openSqlite } from './sqlite.js';

@@ -1,6 +1,7 @@
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
+import { openSqlite } from '../../../platform/index.js';
 import { openBlobFolder } from './blob-folder.js';
 import type { BlobFolder } from './blob-folder.js';
 import {
@@ -37,7 +38,7 @@ import type { PackageKey, PublishOutcome, RegistryStore, VersionRecord } from '.
 export async function openSqliteStore(dataDir: string): Promise<RegistryStore> {
   await mkdir(dataDir, { recursive: true, mode: 0o700 });
   const blobs = await openBlobFolder(join(dataDir, 'blobs'));
-  const db = new Database(join(dataDir, 'registry.db'));
+  const db = openSqlite(join(dataDir, 'registry.db'));
   try {
     db.pragma('journal_mode = WAL');
     db.pragma('synchronous = NORMAL');
