@@ -38,6 +38,13 @@ export interface ExecuteOptions {
   readonly trust?: TrustSet;
   /** Verdict cache shared across executions (default: a process-wide cache). */
   readonly cache?: VerifiedFileCache;
+  /**
+   * Called with the verified chain's ids (the tool first, the primitive last)
+   * once the chain is built and verified and before anything is planned or
+   * spawned; throwing refuses the run. The capability check of a thread's
+   * chain grants (THREADS.md §3) runs here.
+   */
+  readonly authorizeChain?: (chainIds: readonly string[]) => void;
 }
 
 /** One chain element as reported (and as a lockfile pins it). */
@@ -111,6 +118,7 @@ export async function execute(options: ExecuteOptions): Promise<ExecuteResult> {
       lock: { mode: 'find', frozen },
     },
   );
+  options.authorizeChain?.(chain.map((element) => element.itemId));
   const applied = anchor !== null;
 
   // A subprocess runs from the verified snapshot: the template variables point
