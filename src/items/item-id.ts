@@ -47,6 +47,17 @@ export function problemWith(id: string): string | undefined {
   return `segment "${bad}" has characters outside [A-Za-z0-9_+@-] or starts with one`;
 }
 
+/**
+ * One regex for the same rule as {@link problemWith}: for hot paths (a
+ * capability check per call) that only need yes or no.
+ */
+const ID_RE = /^[A-Za-z0-9_][A-Za-z0-9_+@-]*(?:\/[A-Za-z0-9_][A-Za-z0-9_+@-]*)*$/;
+
+/** True when {@link problemWith} finds nothing wrong with `id`. Pure, allocation-free. */
+export function isItemId(id: string): boolean {
+  return id.length <= MAX_ID_LENGTH && ID_RE.test(id);
+}
+
 /** The last segment of an id (the item's name). */
 export function itemName(id: string): string {
   return id.slice(id.lastIndexOf('/') + 1);

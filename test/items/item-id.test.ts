@@ -1,7 +1,13 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { isRyeError } from '../../src/errors/index.js';
-import { itemCategory, itemName, parseItemId, problemWith } from '../../src/items/index.js';
+import {
+  isItemId,
+  itemCategory,
+  itemName,
+  parseItemId,
+  problemWith,
+} from '../../src/items/index.js';
 
 function codeOf(id: string): string | undefined {
   try {
@@ -51,7 +57,10 @@ describe('parseItemId()', () => {
       'a b',
       'x'.repeat(513),
     ];
-    for (const id of bad) expect(codeOf(id), JSON.stringify(id)).toBe('ITEM_ID_INVALID');
+    for (const id of bad) {
+      expect(codeOf(id), JSON.stringify(id)).toBe('ITEM_ID_INVALID');
+      expect(isItemId(id), JSON.stringify(id)).toBe(false);
+    }
   });
 
   it('names the id (control characters shown as ?) in the message', () => {
@@ -66,6 +75,7 @@ describe('parseItemId()', () => {
         const id = segments.join('/');
         const expected = segments.every((s) => /^[A-Za-z0-9_][A-Za-z0-9_+@-]*$/.test(s));
         expect(problemWith(id) === undefined).toBe(expected);
+        expect(isItemId(id)).toBe(expected);
       }),
     );
   });
