@@ -64,6 +64,9 @@ export function verifyToken(token: string, options: VerifyTokenOptions): Verifie
     caps = checkLink(blocks[i - 1] as DecodedBlock, blocks[i] as DecodedBlock, caps, i, blocks);
   }
   const last = (blocks[blocks.length - 1] as DecodedBlock).body;
+  // A NaN clock would pass both comparisons below: fail closed instead.
+  if (!Number.isFinite(options.now))
+    throw tokenInvalid('expired', 'the verifier gave no valid current time');
   if (options.now < last.nbf - TOKEN_CLOCK_SKEW_S)
     throw tokenInvalid('not_yet_valid', `it is not valid before ${last.nbf}`);
   if (options.now >= last.exp) throw tokenInvalid('expired', `it expired at ${last.exp}`);

@@ -213,12 +213,22 @@ describe('verifyToken() refuses attacks', () => {
       [2, 'caps', ['rye.execute.tool.web/*']],
       [2, 'thread', SIBLING],
       [2, 'nbf', NOW - 11],
+      [0, 'tree', 'other-01jf00000000000000000000ee'],
+      [0, 'aud', 'f'.repeat(64)],
+      [1, 'prev', '0'.repeat(64)],
+      [1, 'tree', 'other-01jf00000000000000000000ee'],
+      [1, 'depth', 5],
+      [2, 'aud', 'f'.repeat(64)],
+      [2, 'holder_pk', null],
     ];
     for (const [block, field, value] of tampers) {
       const doc = decode(t.grandchild);
       (doc.blocks[block]!['body'] as Record<string, unknown>)[field] = value;
       expect(reason(encode(doc), options(t)), `${block}.${field}`).toBe('bad_signature');
     }
+    const version = decode(t.child);
+    (version.blocks[0]!['body'] as Record<string, unknown>)['v'] = 2;
+    expect(reason(encode(version), options(t))).toBe('malformed');
   });
 
   it('a tampered signature, fingerprint or prev', () => {
@@ -399,6 +409,7 @@ describe('verifyToken() refuses attacks', () => {
     // the root's longer window does not save a child past its own exp
     expect(verifyToken(t.root, options(t, { now: NOW + 3000 })).depth).toBe(0);
     expect(reason(t.child, options(t, { now: NOW + 3000 }))).toBe('expired');
+    expect(reason(t.child, options(t, { now: Number.NaN }))).toBe('expired');
   });
 
   it('a foreign audience: another project or another user', () => {
