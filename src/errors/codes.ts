@@ -452,6 +452,20 @@ export const ERROR_CODES = {
     hint: "The registry's answer disagrees with its signed package index (another content hash, or a version it does not list); nothing was written.",
   },
 
+  // Capabilities and capability tokens (threads, issues 13 and 15; docs/capabilities.md).
+  CAPABILITY_INVALID: {
+    class: 'usage',
+    hint: 'Capabilities are rye.<verb>.<type>.<pattern> (verb execute|search|load|sign, type tool|directive|knowledge) with pattern *, an exact id or prefix/*; see docs/capabilities.md.',
+  },
+  CAPABILITY_DENIED: {
+    class: 'integrity',
+    hint: 'The authority this call runs under does not hold the capability named; grant it in the directive <permissions> (or --caps), or run it as the operator.',
+  },
+  CAPABILITY_TOKEN_INVALID: {
+    class: 'integrity',
+    hint: 'The capability token (RYE_CAP_TOKEN or a ceiling file) failed the check in details.reason; nothing runs under it. Mint a new one with `rye cap mint`.',
+  },
+
   // Internal errors: a bug, reported with exit 1.
   INTERNAL_ERROR: {
     class: 'failure',

@@ -27,7 +27,7 @@ export interface VerifySubject {
 /** Longest pattern accepted (item ids are at most 512 characters). */
 const MAX_PATTERN_LENGTH = 512;
 /** An id segment, as `problemWith` in items/item-id.ts accepts it. */
-const SEGMENT_RE = /^[A-Za-z0-9_][A-Za-z0-9_.+@-]*$/;
+const SEGMENT_RE = /^[A-Za-z0-9_][A-Za-z0-9_+@-]*$/;
 
 /**
  * Check one scope pattern. Three forms, the subset of `src/items/glob.ts`

@@ -1,7 +1,7 @@
 export { compileIdGlob, isGlob } from './glob.js';
 export { readItemMetadata, signItemFile, verifyItemFile } from './item-files.js';
 export type { SignedItem } from './item-files.js';
-export { itemCategory, itemName, parseItemId, problemWith } from './item-id.js';
+export { isItemId, itemCategory, itemName, parseItemId, problemWith } from './item-id.js';
 export { ITEM_EXTENSIONS, ITEM_FOLDERS, ITEM_TYPES, parseItemType } from './item-type.js';
 export type { ItemType } from './item-type.js';
 export { extractMetadata } from './metadata/read-metadata.js';

@@ -3,12 +3,19 @@ import { RyeError } from '../errors/index.js';
 /** Longest item id accepted. */
 const MAX_ID_LENGTH = 512;
 
-const SEGMENT_RE = /^[A-Za-z0-9_][A-Za-z0-9_.+@-]*$/;
+/**
+ * One id segment. No `.`: a capability written in dot form in a directive
+ * (`rye.file-system.*`) becomes an id pattern by turning every `.` into `/`,
+ * which is unambiguous only if no id holds a dot (docs/capabilities.md).
+ */
+const SEGMENT_RE = /^[A-Za-z0-9_][A-Za-z0-9_+@-]*$/;
 
 /**
  * Check an item id: a relative, forward-slash path without extension. Refuses
- * `..` anywhere, absolute paths, backslashes, empty or `.` segments, control
- * characters and drive letters, so an id can never leave its type folder.
+ * `..` anywhere, absolute paths, backslashes, empty segments, control
+ * characters, drive letters and any `.` (segments are `[A-Za-z0-9_+@-]`, not
+ * starting with `+`, `@` or `-`), so an id can never leave its type folder and
+ * the dot form of capabilities maps to ids without ambiguity.
  *
  * @throws RyeError ITEM_ID_INVALID
  */
@@ -35,9 +42,20 @@ export function problemWith(id: string): string | undefined {
   const segments = id.split('/');
   if (segments.some((s) => s === '')) return 'it has an empty path segment';
   const bad = segments.find((s) => !SEGMENT_RE.test(s));
-  if (bad !== undefined)
-    return `segment "${bad}" has characters outside [A-Za-z0-9_.+@-] or starts with one`;
-  return undefined;
+  if (bad === undefined) return undefined;
+  if (bad.includes('.')) return `segment "${bad}" contains "." (ids use "/" between segments)`;
+  return `segment "${bad}" has characters outside [A-Za-z0-9_+@-] or starts with one`;
+}
+
+/**
+ * One regex for the same rule as {@link problemWith}: for hot paths (a
+ * capability check per call) that only need yes or no.
+ */
+const ID_RE = /^[A-Za-z0-9_][A-Za-z0-9_+@-]*(?:\/[A-Za-z0-9_][A-Za-z0-9_+@-]*)*$/;
+
+/** True when {@link problemWith} finds nothing wrong with `id`. Pure, allocation-free. */
+export function isItemId(id: string): boolean {
+  return id.length <= MAX_ID_LENGTH && ID_RE.test(id);
 }
 
 /** The last segment of an id (the item's name). */

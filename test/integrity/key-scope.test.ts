@@ -56,6 +56,10 @@ describe('scope patterns', () => {
     }
   });
 
+  it('refuses a dotted segment, as item ids do', () => {
+    expect(scopePatternProblem('a.b/*')).toMatch(/not an item id segment/);
+  });
+
   it('parseKeyScope() refuses empty lists, non-strings and unknown item types', () => {
     for (const [scope, types] of [
       [[], undefined],

@@ -133,7 +133,7 @@ const hex = fc
   .uint8Array({ minLength: 32, maxLength: 32 })
   .map((b) => Buffer.from(b).toString('hex'));
 const anyText = fc.string({ unit: 'binary', maxLength: 12 });
-const segment = fc.stringMatching(/^[A-Za-z0-9_][A-Za-z0-9_.+@-]{0,6}$/);
+const segment = fc.stringMatching(/^[A-Za-z0-9_][A-Za-z0-9_+@-]{0,6}$/);
 const itemId = fc
   .array(segment, { minLength: 1, maxLength: 3 })
   .map((s) => s.join('/'))
