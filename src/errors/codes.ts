@@ -466,6 +466,16 @@ export const ERROR_CODES = {
     hint: 'The capability token (RYE_CAP_TOKEN or a ceiling file) failed the check in details.reason; nothing runs under it. Mint a new one with `rye cap mint`.',
   },
 
+  // The four operations (threads/ops).
+  OPERATION_INPUT_INVALID: {
+    class: 'usage',
+    hint: "The call does not match the operation's schema (details.issues lists each problem); unknown keys are refused.",
+  },
+  THREAD_RUNNER_UNAVAILABLE: {
+    class: 'failure',
+    hint: 'Directives do not run as threads in this release yet; `--plan` shows the exact request a thread would send.',
+  },
+
   // Internal errors: a bug, reported with exit 1.
   INTERNAL_ERROR: {
     class: 'failure',

@@ -1,0 +1,43 @@
+import { execute, type ExecuteResult } from '../../executor/index.js';
+import { parseItemId } from '../../items/index.js';
+import { allowed, allowedViaChain, requireAllowed } from '../capabilities/index.js';
+import type { OperationContext } from './context.js';
+
+export interface ExecuteToolOptions {
+  readonly parameters: Record<string, unknown>;
+  readonly dryRun: boolean;
+  readonly frozen?: boolean;
+}
+
+/**
+ * Run a tool under the call's authority. The entry id is checked first; only
+ * when it is not granted does the chain rule (THREADS.md §3) apply, once the
+ * executor has built and verified the chain and before anything is planned or
+ * spawned. A tool under `rye/` always needs its own grant.
+ *
+ * @throws RyeError ITEM_ID_INVALID, CAPABILITY_DENIED, and whatever `execute` throws
+ */
+export async function executeTool(
+  ctx: OperationContext,
+  toolId: string,
+  options: ExecuteToolOptions,
+): Promise<ExecuteResult> {
+  parseItemId(toolId);
+  const direct = allowed(ctx.authority.caps, 'execute', 'tool', toolId);
+  return execute({
+    spaces: ctx.spaces,
+    toolId,
+    params: options.parameters,
+    dryRun: options.dryRun,
+    env: ctx.env,
+    ...(options.frozen === undefined ? {} : { frozen: options.frozen }),
+    ...(direct
+      ? {}
+      : {
+          authorizeChain: (chainIds: readonly string[]) => {
+            if (!allowedViaChain(ctx.authority.caps, chainIds, toolId))
+              requireAllowed(ctx.authority, 'execute', 'tool', toolId);
+          },
+        }),
+  });
+}
