@@ -452,6 +452,12 @@ export const ERROR_CODES = {
     hint: "The registry's answer disagrees with its signed package index (another content hash, or a version it does not list); nothing was written.",
   },
 
+  // Directives as programs (issue 13, src/threads/directive).
+  INPUTS_INVALID: {
+    class: 'usage',
+    hint: "The inputs do not match the directive's <inputs>: every problem is listed (unknown, missing required, wrong type); see docs/directives.md.",
+  },
+
   // Internal errors: a bug, reported with exit 1.
   INTERNAL_ERROR: {
     class: 'failure',
