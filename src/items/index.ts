@@ -72,6 +72,7 @@ export {
   isPlainObject,
   limitAlias,
   limitNameOf,
+  malformedSample,
   parseDirectiveProgram,
   parseLimitValue,
   readDirectiveProgram,

@@ -17,7 +17,7 @@ export type { HookEvent, LimitName, ResultMode, ValueType } from './grammar.js';
 export { idTemplateProblem } from './id-template.js';
 export { parseLimitValue, spendNanos } from './limits.js';
 export type { LimitValue } from './limits.js';
-export { forEachToken, replaceTokens } from './placeholders.js';
+export { forEachToken, malformedSample, replaceTokens } from './placeholders.js';
 export type { Token } from './placeholders.js';
 export { parseDirectiveProgram, readDirectiveProgram } from './program.js';
 export type { ProgramReading } from './program.js';

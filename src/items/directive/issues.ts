@@ -15,9 +15,10 @@ export class Issues {
   readonly #list: ValidationIssue[] = [];
   #dropped = 0;
 
-  add(field: string, message: string): void {
-    if (this.#list.length < MAX_ISSUES) this.#list.push({ field, message });
-    else this.#dropped += 1;
+  /** Record an issue; a message function is only called while under the cap. */
+  add(field: string, message: string | (() => string)): void {
+    if (this.#list.length >= MAX_ISSUES) this.#dropped += 1;
+    else this.#list.push({ field, message: typeof message === 'string' ? message : message() });
   }
 
   get count(): number {
@@ -68,15 +69,16 @@ export function checkChildren(
   issues: Issues,
 ): void {
   const seen = new Set<string>();
+  let list: string | undefined;
   for (const c of el.children) {
     const rule = Object.hasOwn(allowed, c.tag) ? allowed[c.tag] : undefined;
     if (rule === undefined) {
-      const known = Object.keys(allowed);
-      const list = known.length === 0 ? 'none' : known.map((t) => `<${t}>`).join(', ');
-      issues.add(
-        childPath(path, shown(c.tag)),
-        `unknown element <${shown(c.tag)}> (allowed: ${list})`,
-      );
+      list ??=
+        Object.keys(allowed)
+          .map((t) => `<${t}>`)
+          .join(', ') || 'none';
+      const tag = shown(c.tag);
+      issues.add(childPath(path, tag), `unknown element <${tag}> (allowed: ${list})`);
     } else if (rule === 'once' && seen.has(c.tag)) {
       issues.add(childPath(path, c.tag), `<${c.tag}> appears more than once`);
     }

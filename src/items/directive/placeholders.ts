@@ -7,7 +7,7 @@
 /** A `{…}` token: `{input:name}`, a malformed `{input:…`, or a plain `{name}`. */
 export type Token =
   | { readonly kind: 'input'; readonly name: string }
-  | { readonly kind: 'malformed_input'; readonly text: string }
+  | { readonly kind: 'malformed_input'; readonly raw: string }
   | { readonly kind: 'placeholder'; readonly name: string };
 
 const INPUT = /input:([A-Za-z_][A-Za-z0-9_]{0,63})\}/y;
@@ -57,11 +57,11 @@ export function replaceTokens(text: string, replace: (token: Token) => string | 
   return parts.join('');
 }
 
-/** The 1-based line of an index, for messages. */
-export function lineAt(text: string, index: number): number {
-  let line = 1;
-  for (let i = text.indexOf('\n'); i >= 0 && i < index; i = text.indexOf('\n', i + 1)) line += 1;
-  return line;
+/** A malformed token as quoted in messages: up to its `}` or line end, control characters replaced. */
+export function malformedSample(token: { readonly raw: string }): string {
+  const line = token.raw.split('\n')[0] ?? '';
+  const close = line.indexOf('}');
+  return (close < 0 ? line : line.slice(0, close + 1)).replace(CONTROL, '?');
 }
 
 function matchAt(text: string, from: number): { token: Token; end: number } | undefined {
@@ -72,10 +72,8 @@ function matchAt(text: string, from: number): { token: Token; end: number } | un
   INPUT_PREFIX.lastIndex = from;
   if (INPUT_PREFIX.test(text)) {
     const end = INPUT_PREFIX.lastIndex;
-    const window = text.slice(from - 1, end + MALFORMED_SHOWN).split('\n')[0] ?? '';
-    const close = window.indexOf('}');
-    const sample = (close < 0 ? window : window.slice(0, close + 1)).replace(CONTROL, '?');
-    return { token: { kind: 'malformed_input', text: sample }, end };
+    const raw = text.slice(from - 1, end + MALFORMED_SHOWN);
+    return { token: { kind: 'malformed_input', raw }, end };
   }
   PLACEHOLDER.lastIndex = from;
   const plain = PLACEHOLDER.exec(text);

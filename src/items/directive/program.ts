@@ -22,7 +22,7 @@ import {
 } from './issues.js';
 import { readMetadataSection } from './metadata-section.js';
 import { readOutputs } from './outputs.js';
-import { forEachToken } from './placeholders.js';
+import { forEachToken, malformedSample } from './placeholders.js';
 import { readProcess } from './process.js';
 import type { DirectiveProgram } from './types.js';
 
@@ -153,7 +153,10 @@ function checkReferences(text: string, declared: ReadonlySet<string>, issues: Is
       newline = text.indexOf('\n', newline + 1);
     }
     if (token.kind === 'malformed_input') {
-      issues.add(`text:${line}`, `"${shown(token.text)}" is not a placeholder: write {input:name}`);
+      issues.add(
+        `text:${line}`,
+        () => `"${malformedSample(token)}" is not a placeholder: write {input:name}`,
+      );
     } else if (!declared.has(token.name) && !reported.has(token.name)) {
       reported.add(token.name);
       issues.add(`text:${line}`, `{input:${token.name}} names no declared input`);

@@ -6,6 +6,7 @@
  */
 import { RyeError } from '../../errors/index.js';
 import {
+  malformedSample,
   replaceTokens,
   type DirectiveProgram,
   type JsonValue,
@@ -33,7 +34,7 @@ export class Interpolator {
     return replaceTokens(template, (token) => {
       if (token.kind === 'placeholder') return undefined;
       if (token.kind === 'malformed_input') {
-        this.#issue(path, `"${token.text}" is not a placeholder: write {input:name}`);
+        this.#issue(path, `"${malformedSample(token)}" is not a placeholder: write {input:name}`);
         return undefined;
       }
       if (Object.hasOwn(this.#inputs, token.name)) {
