@@ -5,7 +5,7 @@
 // placeholder scan (the XML layer has its own line in parsers.mjs).
 import { readFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
-import { parseDirectiveProgram } from '../dist/src/items/index.js';
+import { parseDirectiveProgramSync as parseDirectiveProgram } from '../dist/src/items/directive/program.js';
 import { interpolateProgram, resolveInputs } from '../dist/src/threads/directive/index.js';
 import { median, report } from './util.mjs';
 

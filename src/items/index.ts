@@ -75,7 +75,6 @@ export {
   malformedSample,
   parseDirectiveProgram,
   parseLimitValue,
-  readDirectiveProgram,
   replaceTokens,
   spendNanos,
   valueTypeProblem,

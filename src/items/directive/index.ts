@@ -19,7 +19,7 @@ export { parseLimitValue, spendNanos } from './limits.js';
 export type { LimitValue } from './limits.js';
 export { forEachToken, malformedSample, replaceTokens } from './placeholders.js';
 export type { Token } from './placeholders.js';
-export { parseDirectiveProgram, readDirectiveProgram } from './program.js';
+export { parseDirectiveProgram } from './parse.js';
 export type { ProgramReading } from './program.js';
 export type {
   DirectiveHook,

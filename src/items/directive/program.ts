@@ -37,13 +37,15 @@ export type ProgramReading =
 /**
  * Parse a directive file's text (signature line present or not) into a
  * program. Every `{input:x}` in the whole text must name a declared input.
+ * Synchronous: importing this module loads the XML parser; the items door
+ * exports the lazy `parseDirectiveProgram` instead.
  *
  * @throws RyeError PARSE_UNSAFE_CONTENT (DOCTYPE, entities, processing
  *   instructions, oversized span, deep nesting), METADATA_PARSE_FAILED (no
  *   `<directive>`, malformed XML, two root `<directive>` elements),
  *   VALIDATION_FAILED with `details.issues` ({field, message}[], every issue).
  */
-export function parseDirectiveProgram(text: string, source = 'directive'): DirectiveProgram {
+export function parseDirectiveProgramSync(text: string, source = 'directive'): DirectiveProgram {
   const reading = readDirectiveProgram(parseDirectiveXml(text, source), text);
   if (reading.ok) return reading.program;
   const count = reading.issues.length === 1 ? '1 issue' : `${reading.issues.length} issues`;

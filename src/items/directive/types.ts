@@ -1,6 +1,6 @@
 /**
  * The typed form of a directive's `<directive>` element (docs/directives.md).
- * Produced only by `readDirectiveProgram`/`parseDirectiveProgram`, which refuse
+ * Produced only by `readDirectiveProgram` and the `parseDirectiveProgram` functions, which refuse
  * anything they do not know, so every field here was checked.
  */
 import type { HookEvent, LimitName, ResultMode, ValueType } from './grammar.js';

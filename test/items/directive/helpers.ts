@@ -1,5 +1,6 @@
 import { RyeError } from '../../../src/errors/index.js';
-import { parseDirectiveProgram, type ValidationIssue } from '../../../src/items/index.js';
+import type { ValidationIssue } from '../../../src/items/index.js';
+import { parseDirectiveProgramSync as parseDirectiveProgram } from '../../../src/items/directive/program.js';
 
 /** A directive file around `body`, with valid metadata unless `metadata` replaces it. */
 export function directiveText(

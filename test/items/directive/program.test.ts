@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseDirectiveProgram } from '../../../src/items/index.js';
+import { parseDirectiveProgramSync as parseDirectiveProgram } from '../../../src/items/directive/program.js';
 import { directiveText, errorFrom, fieldsOf, issuesOf, metadataWith } from './helpers.js';
 
 const FULL = directiveText(

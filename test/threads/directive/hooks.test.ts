@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { RyeError } from '../../../src/errors/index.js';
-import { parseDirectiveProgram } from '../../../src/items/index.js';
+import { parseDirectiveProgramSync as parseDirectiveProgram } from '../../../src/items/directive/program.js';
 import { admitHooks, resolveInputs } from '../../../src/threads/directive/index.js';
 import { directiveText } from '../../items/directive/helpers.js';
 

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { RyeError } from '../../../src/errors/index.js';
-import { parseDirectiveProgram } from '../../../src/items/index.js';
+import { parseDirectiveProgramSync as parseDirectiveProgram } from '../../../src/items/directive/program.js';
 import {
   interpolate,
   interpolateProgram,

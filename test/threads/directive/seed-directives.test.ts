@@ -51,7 +51,7 @@ beforeAll(async () => {
   for (const name of NAMES) {
     const path = join(s.project, '.ai/directives/apps/task-manager', `${name}.md`);
     signedText[name] = readFileSync(path, 'utf8');
-    programs[name] = parseDirectiveProgram(signedText[name], `${name}.md`);
+    programs[name] = await parseDirectiveProgram(signedText[name], `${name}.md`);
   }
 });
 
