@@ -53,7 +53,10 @@ export function checkAttributes(
   for (const name of Object.keys(el.attributes)) {
     if (!allowed.includes(name)) {
       const known = allowed.length === 0 ? 'none' : allowed.join(', ');
-      issues.add(attrPath(path, name), `unknown attribute "${shown(name)}" (allowed: ${known})`);
+      issues.add(
+        attrPath(path, shown(name)),
+        `unknown attribute "${shown(name)}" (allowed: ${known})`,
+      );
     }
   }
 }

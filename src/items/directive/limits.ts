@@ -60,7 +60,7 @@ export function readLimits(el: XmlElement, path: string, issues: Issues): Direct
   const limits: Partial<Record<LimitName, LimitValue>> = {};
   const spelledAs = new Map<LimitName, string>();
   for (const [key, raw] of Object.entries(el.attributes)) {
-    const at = attrPath(path, key);
+    const at = attrPath(path, shown(key));
     const name = limitNameOf(key);
     if (name === undefined) {
       const known =

@@ -601,3 +601,40 @@ describe('inputs, process, outputs and unknown elements', () => {
     expect(issues[100]).toEqual({ field: '', message: 'and 4900 more issues' });
   });
 });
+
+describe('hostile XML', () => {
+  const codeOf = (text: string): string =>
+    errorFrom(() => parseDirectiveProgram(text, 'demo.md')).code;
+
+  it('refuses DOCTYPE, entity declarations and processing instructions before parsing', () => {
+    const withDecl = (decl: string): string =>
+      directiveText('', { metadata: `${decl}\n${metadataWith('')}` });
+    expect(codeOf(withDecl('<!DOCTYPE d [<!ENTITY a "aaaa">]>'))).toBe('PARSE_UNSAFE_CONTENT');
+    expect(codeOf(withDecl('<!ENTITY a SYSTEM "file:///etc/passwd">'))).toBe(
+      'PARSE_UNSAFE_CONTENT',
+    );
+    expect(codeOf(withDecl('<?xml-stylesheet href="x"?>'))).toBe('PARSE_UNSAFE_CONTENT');
+  });
+
+  it('keeps an undeclared entity reference as literal text, never expanded', () => {
+    const program = parseDirectiveProgram(
+      directiveText('<process><step name="s">Read &xxe; and &amp; and &#65;.</step></process>'),
+    );
+    expect(program.process[0]?.description).toBe('Read &xxe; and & and A.');
+  });
+
+  it('refuses two <directive> elements, side by side or nested', () => {
+    const one = directiveText('');
+    expect(codeOf(`${one}\n${one.replace('name="demo"', 'name="other"')}`)).toBe(
+      'METADATA_PARSE_FAILED',
+    );
+    expect(fieldsOf(directiveText('<directive name="inner" version="1.0.0" />'))).toEqual([
+      'directive',
+    ]);
+  });
+
+  it('refuses an oversized <directive> element before parsing it', () => {
+    const big = directiveText(`<process><step name="s">${'x'.repeat(300 * 1024)}</step></process>`);
+    expect(codeOf(big)).toBe('PARSE_UNSAFE_CONTENT');
+  });
+});
