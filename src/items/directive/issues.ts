@@ -107,11 +107,6 @@ export function leafText(
   return el.text;
 }
 
-/** The children with one tag. */
-export function childrenNamed(el: XmlElement, tag: string): XmlElement[] {
-  return el.children.filter((c) => c.tag === tag);
-}
-
 /** The first child with a tag. */
 export function firstChild(el: XmlElement | undefined, tag: string): XmlElement | undefined {
   return el?.children.find((c) => c.tag === tag);
