@@ -3,11 +3,21 @@
 // {"name": ..., "value": ..., "unit": ...}. Run after `npm run build`.
 import { run as bundle } from '../bench/bundle.mjs';
 import { run as capabilities } from '../bench/capabilities.mjs';
+import { run as directive } from '../bench/directive.mjs';
 import { run as executor } from '../bench/executor.mjs';
 import { run as integrity } from '../bench/integrity.mjs';
 import { run as lockfile } from '../bench/lockfile.mjs';
 import { run as parsers } from '../bench/parsers.mjs';
 import { run as registry } from '../bench/registry.mjs';
 
-for (const suite of [integrity, executor, lockfile, bundle, parsers, registry, capabilities])
+for (const suite of [
+  integrity,
+  executor,
+  lockfile,
+  bundle,
+  parsers,
+  registry,
+  capabilities,
+  directive,
+])
   await suite();

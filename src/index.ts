@@ -108,3 +108,35 @@ export type {
 } from './registry/index.js';
 
 export { main } from './cli/main.js';
+
+// Directives as programs (issue 13): the grammar (docs/directives.md) and its runtime pieces.
+export { parseDirectiveProgram } from './items/index.js';
+export type {
+  DirectiveHook,
+  DirectiveInputDecl,
+  DirectiveLimits,
+  DirectiveOutputs,
+  DirectivePermissionList,
+  DirectiveProgram,
+  DirectiveStep,
+  PermissionEntry,
+} from './items/index.js';
+export {
+  DEFAULT_LIMITS,
+  admitHooks,
+  clampLimits,
+  interpolate,
+  interpolateProgram,
+  parseLimitOverrides,
+  renderSummary,
+  resolveInputs,
+  resolveLimits,
+  returnSchemaOf,
+  validateReturn,
+} from './threads/directive/index.js';
+export type {
+  AdmittedHook,
+  InputValues,
+  ResolvedLimits,
+  ReturnSchema,
+} from './threads/directive/index.js';

@@ -476,6 +476,12 @@ export const ERROR_CODES = {
     hint: 'Directives do not run as threads in this release yet; `--plan` shows the exact request a thread would send.',
   },
 
+  // Directives as programs (issue 13, src/threads/directive).
+  INPUTS_INVALID: {
+    class: 'usage',
+    hint: "The inputs do not match the directive's <inputs>: every problem is listed (unknown, missing required, wrong type); see docs/directives.md.",
+  },
+
   // Internal errors: a bug, reported with exit 1.
   INTERNAL_ERROR: {
     class: 'failure',

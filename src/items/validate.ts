@@ -127,15 +127,20 @@ function validateDirective(
   folder: string,
 ): ValidationIssue[] {
   const issues: ValidationIssue[] = [];
-  if (typeof meta.name === 'string' && !SNAKE_CASE.test(meta.name)) {
+  // Extracted metadata carries the full grammar's verdict (name, version and
+  // description included, docs/directives.md); hand-built metadata gets the basic checks.
+  const grammar = meta.programIssues;
+  if (grammar === undefined && typeof meta.name === 'string' && !SNAKE_CASE.test(meta.name)) {
     issues.push(issue('name', 'must be snake_case', 'a name like build_crud_app', meta.name));
   }
   checkName(issues, meta.name, fileName);
-  checkSemver(issues, meta.version);
-  checkText(issues, 'description', meta.description);
+  if (grammar === undefined) {
+    checkSemver(issues, meta.version);
+    checkText(issues, 'description', meta.description);
+  }
   checkCategory(issues, meta.category, folder);
   checkText(issues, 'author', meta.author);
-  return issues;
+  return grammar === undefined ? issues : [...issues, ...grammar];
 }
 
 function validateKnowledge(

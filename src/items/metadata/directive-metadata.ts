@@ -1,3 +1,4 @@
+import { readDirectiveProgram } from '../directive/program.js';
 import { parseDirectiveXml, type XmlElement } from './safe-xml.js';
 import type { DirectiveMetadata } from './types.js';
 
@@ -53,6 +54,8 @@ const NAMED_FIELDS = new Set(['description', 'category', 'author']);
  * success_criteria and any other element (leaf → text, otherwise its XmlElement).
  * Sections outside the `<directive>` span (the Python implementation put
  * `<process>` after the fence) are body text for the LLM, not metadata.
+ * `program` / `programIssues` hold the strict grammar's verdict (docs/directives.md),
+ * which `validateItem` turns into sign-time issues.
  *
  * @throws RyeError PARSE_UNSAFE_CONTENT, METADATA_PARSE_FAILED (see parseDirectiveXml).
  */
@@ -67,6 +70,7 @@ export function extractDirectiveMetadata(text: string, source: string): Directiv
     if (el.tag !== 'metadata' && el.tag !== 'description') sections.set(el.tag, readSection(el));
   }
   const field = (tag: string): string | undefined => child(metadata, tag)?.text;
+  const reading = readDirectiveProgram(root, text);
   return {
     kind: 'directive',
     name: root.attributes['name'],
@@ -75,6 +79,9 @@ export function extractDirectiveMetadata(text: string, source: string): Directiv
     category: field('category'),
     author: field('author'),
     sections: Object.fromEntries(sections),
+    ...(reading.ok
+      ? { program: reading.program, programIssues: [] }
+      : { programIssues: reading.issues }),
   };
 }
 

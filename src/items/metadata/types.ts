@@ -2,6 +2,7 @@
  * Metadata read from an item file without executing anything. Values are the
  * raw parsed literals; validation (validate.ts) checks their types and shapes.
  */
+import type { DirectiveProgram } from '../directive/types.js';
 
 /** Tool metadata, mapped to standard names from the language's own spelling. */
 export interface ToolMetadata {
@@ -39,6 +40,10 @@ export interface DirectiveMetadata {
   readonly author: string | undefined;
   /** Other parsed sections (model, limits, permissions, inputs, outputs, process, hooks…). */
   readonly sections: Readonly<Record<string, unknown>>;
+  /** The checked program (docs/directives.md), present when the grammar found no issue. */
+  readonly program?: DirectiveProgram;
+  /** Every grammar issue of the directive parser; absent on hand-built metadata. */
+  readonly programIssues?: readonly ValidationIssue[];
 }
 
 /** Knowledge metadata from a leading ```yaml fence or a pure YAML file. */
