@@ -6,6 +6,8 @@ import { run as executor } from '../bench/executor.mjs';
 import { run as integrity } from '../bench/integrity.mjs';
 import { run as lockfile } from '../bench/lockfile.mjs';
 import { run as parsers } from '../bench/parsers.mjs';
+import { run as providers } from '../bench/providers.mjs';
 import { run as registry } from '../bench/registry.mjs';
 
-for (const suite of [integrity, executor, lockfile, bundle, parsers, registry]) await suite();
+for (const suite of [integrity, executor, lockfile, bundle, parsers, registry, providers])
+  await suite();
