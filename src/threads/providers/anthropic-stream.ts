@@ -6,6 +6,7 @@
  */
 import type { ContentPart } from '../conversation/index.js';
 import {
+  MAX_RESPONSE_CHARS,
   assertUniqueCallIds,
   messageIdOf,
   responseInvalid,
@@ -39,6 +40,7 @@ export class AnthropicStreamFold {
   private deltaUsage: Record<string, unknown> | undefined;
   private stopReason: unknown = null;
   private stopped = false;
+  private chars = 0;
 
   constructor(
     private readonly provider: string,
@@ -153,6 +155,8 @@ export class AnthropicStreamFold {
     const i = index as number;
     if (block.done) throw this.invalid(`a delta arrived for stopped block ${i}`);
     const type = delta['type'];
+    this.count(delta['text']);
+    this.count(delta['partial_json']);
     if (type === 'text_delta' && block.kind === 'text' && typeof delta['text'] === 'string') {
       block.text += delta['text'];
       this.onProgress?.({ type: 'text_delta', index: i, text: delta['text'] });
@@ -172,6 +176,13 @@ export class AnthropicStreamFold {
     } else if (!(typeof type === 'string' && IGNORED_DELTAS.has(type))) {
       throw this.invalid(`a ${String(type).slice(0, 40)} delta does not fit block ${i}`);
     }
+  }
+
+  private count(piece: unknown): void {
+    if (typeof piece !== 'string') return;
+    this.chars += piece.length;
+    if (this.chars > MAX_RESPONSE_CHARS)
+      throw this.invalid(`the response streams more than ${MAX_RESPONSE_CHARS} characters`);
   }
 
   private block(index: unknown): Block {

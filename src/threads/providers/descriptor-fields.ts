@@ -17,7 +17,7 @@ const MAX_CONTEXT_WINDOW = 100_000_000;
 const MODEL_ID = /^[A-Za-z0-9][A-Za-z0-9._:/-]{0,127}$/;
 const TIER = /^[a-z][a-z0-9_-]{0,31}$/;
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,127}$/;
-const HEADER_NAME = /^[A-Za-z0-9!#$%&'*+.^_`|~-]{1,64}$/;
+const HEADER_NAME = /^[A-Za-z0-9][A-Za-z0-9!#$%&'*+.^_`|~-]{0,63}$/;
 const HEADER_VALUE = /^[\x20-\x7e]{0,1024}$/;
 /** USD per million tokens: digits, at most 9 fractional digits; no sign, exponent or float. */
 const DECIMAL = /^(?:0|[1-9][0-9]{0,5})(?:\.[0-9]{1,9})?$/;
@@ -119,8 +119,12 @@ export function checkHeaders(value: unknown, issues: Issue[]): Record<string, st
   for (const [name, text] of entries.slice(0, MAX_HEADERS)) {
     const field = `headers.${name.slice(0, 64)}`;
     const lower = name.toLowerCase();
-    if (!HEADER_NAME.test(name)) issues.push({ field, message: 'is not a header name' });
-    else if (RESERVED_HEADERS.has(lower))
+    // A header name starts with a letter or digit (no `__proto__`-style keys).
+    if (!HEADER_NAME.test(name)) {
+      issues.push({ field, message: 'is not a header name' });
+      continue;
+    }
+    if (RESERVED_HEADERS.has(lower))
       issues.push({ field, message: 'is set by the adapter or HTTP, never by a descriptor' });
     else if (Object.hasOwn(out, lower)) issues.push({ field, message: 'is set twice' });
     if (typeof text !== 'string' || !HEADER_VALUE.test(text))
@@ -144,7 +148,10 @@ export function checkModels(value: unknown, issues: Issue[]): Record<string, Mod
     issues.push({ field: 'models', message: `must list at most ${MAX_MODELS} models` });
   for (const [id, spec] of entries.slice(0, MAX_MODELS)) {
     const field = `models.${id.slice(0, 128)}`;
-    if (!MODEL_ID.test(id)) issues.push({ field, message: 'is not a model id' });
+    if (!MODEL_ID.test(id)) {
+      issues.push({ field, message: 'is not a model id' });
+      continue;
+    }
     const info = checkModel(spec, field, issues);
     if (info !== undefined) out[id] = info;
   }

@@ -9,6 +9,11 @@ import type { ContentPart, Usage } from '../conversation/index.js';
 /** Call ids are echoed back to the provider and key the transcript's pairing. */
 const CALL_ID = /^[A-Za-z0-9_.:-]{1,128}$/;
 const TOOL_NAME = /^[A-Za-z0-9_-]{1,128}$/;
+/**
+ * Most text and argument characters one response may stream: far above any
+ * output cap, low enough that a hostile or broken endpoint cannot exhaust memory.
+ */
+export const MAX_RESPONSE_CHARS = 32 * 1024 * 1024;
 /** Largest argument text parsed; a tool input is a JSON object a model wrote. */
 export const MAX_ARGUMENT_CHARS = 4 * 1024 * 1024;
 

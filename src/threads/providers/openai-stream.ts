@@ -6,6 +6,7 @@
  */
 import type { ContentPart } from '../conversation/index.js';
 import {
+  MAX_RESPONSE_CHARS,
   assertUniqueCallIds,
   messageIdOf,
   responseInvalid,
@@ -37,6 +38,7 @@ export class OpenAIStreamFold {
   private model: unknown;
   private finishReason: string | null = null;
   private usage: Record<string, unknown> | undefined;
+  private chars = 0;
 
   constructor(
     private readonly provider: string,
@@ -97,6 +99,8 @@ export class OpenAIStreamFold {
 
   private delta(delta: Record<string, unknown>): void {
     const { content, refusal } = delta;
+    this.count(content);
+    this.count(refusal);
     if (typeof content === 'string' && content !== '') {
       this.text += content;
       this.onProgress?.({ type: 'text_delta', index: 0, text: content });
@@ -125,6 +129,7 @@ export class OpenAIStreamFold {
     }
     if (typeof fn['name'] === 'string' && call.name === '') call.name = fn['name'];
     const args = typeof fn['arguments'] === 'string' ? fn['arguments'] : '';
+    this.count(args);
     call.args += args;
     this.onProgress?.({
       type: 'tool_call_delta',
@@ -133,6 +138,13 @@ export class OpenAIStreamFold {
       ...(call.name === '' ? {} : { name: call.name }),
       arguments_delta: args,
     });
+  }
+
+  private count(piece: unknown): void {
+    if (typeof piece !== 'string') return;
+    this.chars += piece.length;
+    if (this.chars > MAX_RESPONSE_CHARS)
+      throw this.invalid(`the response streams more than ${MAX_RESPONSE_CHARS} characters`);
   }
 
   /** A delta's call index; servers that omit it are matched by id, or start a new call. */

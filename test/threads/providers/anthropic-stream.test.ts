@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { isRyeError } from '../../../src/errors/index.js';
 import { AnthropicStreamFold } from '../../../src/threads/providers/anthropic-stream.js';
+import { MAX_RESPONSE_CHARS } from '../../../src/threads/providers/normalise.js';
 
 const start = {
   type: 'message_start',
@@ -115,5 +116,16 @@ describe('AnthropicStreamFold', () => {
       provider_stop_reason: 'pause_turn',
       usage: { in: 5, out: 1 },
     });
+  });
+
+  it('refuses a stream that goes on past the response cap, before memory runs out', () => {
+    const big = 'x'.repeat(MAX_RESPONSE_CHARS / 2 + 1);
+    const events = [
+      start,
+      { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } },
+      { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: big } },
+      { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: big } },
+    ];
+    expect(invalid(() => fold(events))).toMatch(/more than/);
   });
 });
