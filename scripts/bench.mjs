@@ -8,6 +8,7 @@ import { run as executor } from '../bench/executor.mjs';
 import { run as integrity } from '../bench/integrity.mjs';
 import { run as lockfile } from '../bench/lockfile.mjs';
 import { run as parsers } from '../bench/parsers.mjs';
+import { run as providers } from '../bench/providers.mjs';
 import { run as registry } from '../bench/registry.mjs';
 
 for (const suite of [
@@ -19,5 +20,6 @@ for (const suite of [
   registry,
   capabilities,
   directive,
+  providers,
 ])
   await suite();

@@ -23,9 +23,22 @@ export function isReservedId(itemId: string): boolean {
   return itemId.slice(0, RESERVED_PREFIX.length).toLowerCase() === RESERVED_PREFIX;
 }
 
-/** The spaces an id may resolve from, among `only` (system alone for a reserved id). */
+/**
+ * Reserved ids the user may add or replace in user space, never in project
+ * space: provider descriptors (THREADS.md §7), so a user can point a provider
+ * at a local server while a pulled project can never redirect a key.
+ */
+export const USER_OVERRIDABLE_PREFIXES: readonly string[] = ['rye/agent/providers/'];
+
+/**
+ * The spaces an id may resolve from, among `only`: system alone for a
+ * reserved id, user and system for a user-overridable one.
+ */
 export function spacesForId(itemId: string, only: readonly SpaceName[]): SpaceName[] {
-  return isReservedId(itemId) ? only.filter((s) => s === 'system') : [...only];
+  if (!isReservedId(itemId)) return [...only];
+  const lower = itemId.toLowerCase();
+  const userToo = USER_OVERRIDABLE_PREFIXES.some((prefix) => lower.startsWith(prefix));
+  return only.filter((s) => s === 'system' || (userToo && s === 'user'));
 }
 
 /**

@@ -1,7 +1,7 @@
 import { RyeError } from '../errors/index.js';
 import { compileIdGlob, isGlob } from './glob.js';
 import type { ItemType } from './item-type.js';
-import { isReservedId, spacesForId } from './reserved-ids.js';
+import { spacesForId } from './reserved-ids.js';
 import { listItemFiles, resolveItem, type ResolvedItem } from './resolve.js';
 import { SPACE_NAMES, type SpaceName, type Spaces } from './spaces.js';
 
@@ -48,7 +48,8 @@ export async function selectItems(
 
 /**
  * Project and user files an id or glob names under a reserved id (`rye/…`):
- * they are never used, and commands that list items say so.
+ * they are never used, and commands that list items say so. User-space files
+ * under a user-overridable prefix (provider descriptors) are used, so not listed.
  */
 export async function ignoredReservedFiles(
   spaces: Spaces,
@@ -59,7 +60,7 @@ export async function ignoredReservedFiles(
   const out: ResolvedItem[] = [];
   for (const space of ['project', 'user'] as const) {
     for (const file of await listItemFiles(spaces, space, itemType))
-      if (isReservedId(file.itemId) && matches(file.itemId)) out.push(file);
+      if (spacesForId(file.itemId, [space]).length === 0 && matches(file.itemId)) out.push(file);
   }
   return out;
 }

@@ -11,6 +11,12 @@ export type ContentPart =
       readonly id: string;
       readonly name: string;
       readonly input: unknown;
+      /**
+       * Set when the provider's arguments were not a JSON object: `input` then
+       * holds the raw argument text, and the call never runs; it gets an error
+       * result `PROVIDER_RESPONSE_INVALID` with this reason (THREADS.md §7).
+       */
+      readonly invalid_input?: string;
     }
   | {
       readonly type: 'tool_result';
