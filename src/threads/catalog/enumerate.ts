@@ -1,5 +1,5 @@
 import { lstatSync, readdirSync, type BigIntStats, type Dirent } from 'node:fs';
-import { join } from 'node:path';
+import { sep } from 'node:path';
 import {
   ITEM_EXTENSIONS,
   ITEM_TYPES,
@@ -43,8 +43,10 @@ export function enumerateItemFiles(spaces: Spaces): ItemFile[] {
       const pending: [string, string][] = [[root, '']];
       for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
         const [dir, prefix] = next;
+        // A folder whose name is not an id segment holds no valid id: skip it whole.
+        if (prefix !== '' && !isValidId(`${prefix}x`)) continue;
         for (const entry of listDir(dir)) {
-          const path = join(dir, entry.name);
+          const path = `${dir}${sep}${entry.name}`;
           if (entry.isDirectory()) {
             if (!LIST_EXCLUDED_DIRS.has(entry.name) && !entry.name.startsWith('.'))
               pending.push([path, `${prefix}${entry.name}/`]);
@@ -56,7 +58,7 @@ export function enumerateItemFiles(spaces: Spaces): ItemFile[] {
           if (!extensions.includes(extension)) continue;
           const itemId = prefix + entry.name.slice(0, dot);
           if (space !== 'system' && isReservedId(itemId)) continue;
-          if (problemWith(itemId) !== undefined) continue;
+          if (!isValidId(itemId)) continue;
           const info = statOf(path);
           // Gone since the listing, or replaced by something that is not a file.
           if (info === undefined || !info.isFile()) continue;
@@ -76,6 +78,18 @@ export function enumerateItemFiles(spaces: Spaces): ItemFile[] {
     }
   }
   return out;
+}
+
+/** Ids already found valid: the same thousands of ids are checked on every search. */
+const validIds = new Set<string>();
+
+function isValidId(itemId: string): boolean {
+  if (validIds.has(itemId)) return true;
+  if (problemWith(itemId) !== undefined) return false;
+  // Bounded: a process that walks ever-new trees starts over rather than grow without end.
+  if (validIds.size >= 100_000) validIds.clear();
+  validIds.add(itemId);
+  return true;
 }
 
 function statOf(path: string): BigIntStats | undefined {

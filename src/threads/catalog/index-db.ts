@@ -53,9 +53,9 @@ INSERT INTO fts (fts, rank) VALUES ('rank', 'bm25(${BM25_WEIGHTS.join(', ')})');
 export interface IndexedStat {
   readonly id: number;
   readonly size: number;
-  readonly mtimeNs: string;
-  readonly ctimeNs: string;
-  readonly ino: string;
+  readonly mtimeNs: bigint;
+  readonly ctimeNs: bigint;
+  readonly ino: bigint;
   /** Indexed while its timestamps were too recent to trust: re-hashed on the next search. */
   readonly racy: boolean;
   readonly sha256: string | null;

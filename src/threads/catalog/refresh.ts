@@ -53,12 +53,12 @@ export async function refreshIndex(
   nowNs: bigint = BigInt(Date.now()) * 1_000_000n,
 ): Promise<RefreshStats> {
   const rows = currentRows(handle);
-  const seen = new Set<string>();
   const changes: Change[] = [];
   let rehashed = 0;
+  let known = 0;
   for (const file of files) {
-    seen.add(file.path);
     const row = rows.get(file.path);
+    if (row !== undefined) known += 1;
     if (row !== undefined && !row.racy && sameStat(row, file)) continue;
     const read = readItemBytes(file.path);
     const racy = isRacy(file, nowNs);
@@ -71,7 +71,8 @@ export async function refreshIndex(
     }
     changes.push({ kind: 'content', file, racy, record: await indexRecordOf(file, read) });
   }
-  const removed = [...rows.keys()].filter((path) => !seen.has(path));
+  // Every row matched a file (the usual case): nothing was removed, no set to build.
+  const removed = known === rows.size ? [] : removedPaths(rows, files);
   if (changes.length > 0 || removed.length > 0) apply(handle, rows, changes, removed);
   return {
     files: files.length,
@@ -79,6 +80,11 @@ export async function refreshIndex(
     rehashed,
     removed: removed.length,
   };
+}
+
+function removedPaths(rows: Map<string, IndexedStat>, files: readonly ItemFile[]): string[] {
+  const seen = new Set(files.map((f) => f.path));
+  return [...rows.keys()].filter((path) => !seen.has(path));
 }
 
 /** This process's mirror of the stat rows, reloaded when another connection committed. */
@@ -95,9 +101,9 @@ function currentRows(handle: CatalogDb): Map<string, IndexedStat> {
       rows.set(r.path, {
         id: r.id,
         size: r.size,
-        mtimeNs: r.mtime_ns,
-        ctimeNs: r.ctime_ns,
-        ino: r.ino,
+        mtimeNs: BigInt(r.mtime_ns),
+        ctimeNs: BigInt(r.ctime_ns),
+        ino: BigInt(r.ino),
         racy: r.racy === 1,
         sha256: r.sha256,
       });
@@ -122,9 +128,9 @@ interface StatRow {
 function sameStat(row: IndexedStat, file: ItemFile): boolean {
   return (
     row.size === file.size &&
-    row.mtimeNs === String(file.mtimeNs) &&
-    row.ctimeNs === String(file.ctimeNs) &&
-    row.ino === String(file.ino)
+    row.mtimeNs === file.mtimeNs &&
+    row.ctimeNs === file.ctimeNs &&
+    row.ino === file.ino
   );
 }
 
@@ -233,10 +239,10 @@ function apply(
       }
       written.set(file.path, {
         id,
-        size: stat[0],
-        mtimeNs: stat[1],
-        ctimeNs: stat[2],
-        ino: stat[3],
+        size: file.size,
+        mtimeNs: file.mtimeNs,
+        ctimeNs: file.ctimeNs,
+        ino: file.ino,
         racy: change.racy,
         sha256,
       });
