@@ -108,3 +108,18 @@ export type {
 } from './registry/index.js';
 
 export { main } from './cli/main.js';
+
+// Search, load and list over the three spaces (threads/catalog, issue 13).
+export { listItems, loadItem, searchItems } from './threads/catalog/index.js';
+export type {
+  CatalogScope,
+  CatalogVerdict,
+  Deny,
+  ListOptions,
+  ListedItem,
+  LoadOptions,
+  LoadedItem,
+  SearchOptions,
+  SearchResult,
+  Visible,
+} from './threads/catalog/index.js';
