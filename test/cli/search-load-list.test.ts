@@ -50,6 +50,19 @@ describe('rye search', () => {
     expect(human.stdout).not.toContain('notes/edited');
   });
 
+  it('builds one index when two processes search a cold cache at once', async () => {
+    const p = await makeCatalogProject();
+    for (let i = 0; i < 40; i += 1) p.knowledge(`bulk/item${i}`, { body: `ibis number ${i}` });
+    const both = await Promise.all([
+      run(p, 'search', 'ibis', '--limit', '100', '--json'),
+      run(p, 'search', 'ibis', '--limit', '100', '--json'),
+    ]);
+    for (const res of both) {
+      expect(res.code, res.stdout + res.stderr).toBe(0);
+      expect(res.json<{ results: unknown[] }>().results).toHaveLength(40);
+    }
+  });
+
   it('refuses an oversized query (exit 2) and writes no index', async () => {
     const p = await makeCatalogProject();
     const res = await run(p, 'search', 'x'.repeat(100_000), '--json');

@@ -137,9 +137,11 @@ function connect(path: string): Database.Database {
     db.pragma('journal_mode = WAL');
     db.pragma('synchronous = NORMAL');
     db.pragma('busy_timeout = 5000');
-    const version = db.pragma('user_version', { simple: true }) as number;
-    if (version !== SCHEMA_VERSION) {
+    const version = (): number => db.pragma('user_version', { simple: true }) as number;
+    if (version() !== SCHEMA_VERSION) {
       db.transaction(() => {
+        // Asked again under the write lock: another process may have just created it.
+        if (version() === SCHEMA_VERSION) return;
         db.exec('DROP TABLE IF EXISTS fts; DROP TABLE IF EXISTS files;');
         db.exec(SCHEMA);
         db.pragma(`user_version = ${SCHEMA_VERSION}`);

@@ -1,6 +1,12 @@
 import { RyeError } from '../../errors/index.js';
 import { bodyWithoutSignature, sha256Hex, verifyTextAsync } from '../../integrity/index.js';
-import { parseItemId, parseItemType, resolveItem } from '../../items/index.js';
+import {
+  SPACE_NAMES,
+  parseItemId,
+  parseItemType,
+  parseSpaceName,
+  resolveItem,
+} from '../../items/index.js';
 import { decodeText } from '../../platform/index.js';
 import { DEFAULT_LOAD_CACHE, type LoadCache, type LoadCacheEntry } from './load-cache.js';
 import { METADATA_READERS } from './metadata-readers.js';
@@ -11,6 +17,8 @@ import type { CatalogScope, Deny, LoadedItem, Visible } from './types.js';
 export interface LoadOptions extends CatalogScope {
   readonly item_type: string;
   readonly item_id: string;
+  /** Resolve from this space only (MCP's `source`); default project → user → system. */
+  readonly space?: string;
   /** The authority filter: false calls `deny` before anything is resolved or read. */
   readonly visible: Visible;
   /** Throws the caller's refusal (the thread layer: CAPABILITY_DENIED). */
@@ -31,7 +39,7 @@ export interface LoadOptions extends CatalogScope {
  * is returned in any form.
  *
  * @throws whatever `deny` throws when `visible` refuses;
- *   RyeError ITEM_TYPE_INVALID, ITEM_ID_INVALID, ITEM_NOT_FOUND, ITEM_AMBIGUOUS,
+ *   RyeError ITEM_TYPE_INVALID, ITEM_ID_INVALID, SPACE_INVALID, ITEM_NOT_FOUND, ITEM_AMBIGUOUS,
  *   ITEM_ID_RESERVED, INTEGRITY_SYMLINK_ESCAPE, FILE_UNREADABLE, FILE_TOO_LARGE,
  *   FILE_BINARY, the verification code (INTEGRITY_UNSIGNED, INTEGRITY_HASH_MISMATCH,
  *   INTEGRITY_BAD_SIGNATURE, INTEGRITY_UNTRUSTED_KEY, TRUST_PROJECT_UNAPPROVED, …),
@@ -41,6 +49,7 @@ export interface LoadOptions extends CatalogScope {
 export async function loadItem(options: LoadOptions): Promise<LoadedItem> {
   const itemType = parseItemType(options.item_type);
   const itemId = parseItemId(options.item_id);
+  const only = options.space === undefined ? SPACE_NAMES : [parseSpaceName(options.space)];
   if (typeof options.visible !== 'function' || !options.visible(itemType, itemId)) {
     options.deny('load', itemType, itemId);
     // A JavaScript caller's deny that returns must not turn into an allow.
@@ -49,7 +58,7 @@ export async function loadItem(options: LoadOptions): Promise<LoadedItem> {
   const spaces = spacesOf(options);
   const trusted = trustOf(options, spaces);
   trusted.catch(() => undefined);
-  const item = await resolveItem(spaces, itemType, itemId);
+  const item = await resolveItem(spaces, itemType, itemId, only);
   const file = readOwnFile(spaces, item);
   const text = decodeText(file.bytes, item.path);
   const { trust } = await trusted;

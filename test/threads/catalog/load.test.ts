@@ -191,6 +191,22 @@ describe('loadItem()', () => {
     expect(JSON.stringify(escaped)).not.toContain('exfiltrate');
   });
 
+  it('resolves from one space when asked to', async () => {
+    const p = await makeCatalogProject();
+    p.knowledge('notes/guide', { body: 'project copy' });
+    p.knowledge('notes/guide', { body: 'user copy', base: p.user });
+    expect((await load(p, 'knowledge', 'notes/guide')).content).toContain('project copy');
+    const user = await load(p, 'knowledge', 'notes/guide', { space: 'user' });
+    expect(user).toMatchObject({ space: 'user' });
+    expect(user.content).toContain('user copy');
+    expect((await refusal(load(p, 'knowledge', 'notes/guide', { space: 'system' }))).code).toBe(
+      'ITEM_NOT_FOUND',
+    );
+    expect((await refusal(load(p, 'knowledge', 'notes/guide', { space: 'disk' }))).code).toBe(
+      'SPACE_INVALID',
+    );
+  });
+
   it('refuses a reserved id from the project, and loads the system one', async () => {
     const p = await makeCatalogProject();
     p.knowledge('rye/core/impostor');
