@@ -1,7 +1,11 @@
 import { existsSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { searchItems, type SearchResult } from '../../../src/threads/catalog/index.js';
+import {
+  searchIndexPath,
+  searchItems,
+  type SearchResult,
+} from '../../../src/threads/catalog/index.js';
 import { makeCatalogProject, type CatalogProject } from '../../helpers/catalog.js';
 import { refusal } from '../../helpers/refusal.js';
 
@@ -157,6 +161,32 @@ describe('searchItems(): hostile queries', () => {
     for (const q of ['"', '*', ':', '(', ')', '-', '\u0000', 'NEAR']) {
       expect(await search(p, q), JSON.stringify(q)).toEqual([]);
     }
+  });
+});
+
+describe('searchItems(): the index file', () => {
+  it('rebuilds an index file that is not a database', async () => {
+    const p = await makeCatalogProject();
+    p.knowledge('notes/guide', { body: 'heron' });
+    const path = searchIndexPath(p.spaces, p.env);
+    mkdirSync(dirname(path), { recursive: true });
+    writeFileSync(path, 'not a database, but long enough to have a header: '.repeat(40));
+    expect(ids(await search(p, 'heron'))).toEqual(['notes/guide']);
+  });
+
+  it('fails with SEARCH_INDEX_FAILED when the cache cannot hold it', async () => {
+    const p = await makeCatalogProject();
+    const blocker = join(p.root, 'not-a-folder');
+    writeFileSync(blocker, 'x');
+    const error = await refusal(
+      searchItems({
+        project: p.project,
+        env: { ...p.env, RYE_CACHE_DIR: blocker },
+        query: 'x',
+        visible: all,
+      }),
+    );
+    expect(error.code).toBe('SEARCH_INDEX_FAILED');
   });
 });
 
