@@ -23,3 +23,4 @@ for (const suite of [
   providers,
 ])
   await suite();
+await (await import('../bench/catalog.mjs')).run();

@@ -140,3 +140,17 @@ export type {
   ResolvedLimits,
   ReturnSchema,
 } from './threads/directive/index.js';
+// Search, load and list over the three spaces (threads/catalog, issue 13).
+export { listItems, loadItem, searchItems } from './threads/catalog/index.js';
+export type {
+  CatalogScope,
+  CatalogVerdict,
+  Deny,
+  ListOptions,
+  ListedItem,
+  LoadOptions,
+  LoadedItem,
+  SearchOptions,
+  SearchResult,
+  Visible,
+} from './threads/catalog/index.js';

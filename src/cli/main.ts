@@ -5,8 +5,11 @@ import { cacheCommand } from './commands/cache.js';
 import { dotenvCommand } from './commands/dotenv.js';
 import { executeCommand } from './commands/execute.js';
 import { keysCommand } from './commands/keys.js';
+import { listCommand } from './commands/list.js';
+import { loadCommand } from './commands/load.js';
 import { lockCommand } from './commands/lock.js';
 import { registryCommand } from './commands/registry.js';
+import { searchCommand } from './commands/search.js';
 import { signCommand } from './commands/sign.js';
 import { trustCommand } from './commands/trust.js';
 import { verifyFileCommand } from './commands/verify-file.js';
@@ -62,6 +65,9 @@ export async function main(argv: readonly string[], io: CliIo = processIo()): Pr
     bundleCommand(io, run),
     cacheCommand(io, run),
     registryCommand(io, run),
+    searchCommand(io, run),
+    loadCommand(io, run),
+    listCommand(io, run),
   ]) {
     program.addCommand(command);
   }

@@ -1,0 +1,111 @@
+import { lstatSync, readdirSync, type BigIntStats, type Dirent } from 'node:fs';
+import { sep } from 'node:path';
+import {
+  ITEM_EXTENSIONS,
+  ITEM_TYPES,
+  LIST_EXCLUDED_DIRS,
+  SPACE_NAMES,
+  isReservedId,
+  problemWith,
+  typeRoot,
+  type ResolvedItem,
+  type Spaces,
+} from '../../items/index.js';
+
+/** One item file and the stat fields its index row is kept fresh by. */
+export interface ItemFile extends ResolvedItem {
+  readonly size: number;
+  /** Nanoseconds since the epoch (`bigint: true` stat). */
+  readonly mtimeNs: bigint;
+  /** Changed by every write and by `touch -d`; a user cannot set it. */
+  readonly ctimeNs: bigint;
+  readonly ino: bigint;
+}
+
+/**
+ * Every item file of every type in the three spaces, with its stat, walked
+ * synchronously (one `readdir` per folder, one `lstat` per file: for
+ * thousands of small files each async call costs more than the syscall).
+ *
+ * The rules are resolution's (`listItemFiles`, `resolveItem`): the type's
+ * extensions only; dependency, cache and dot folders are not walked; symbolic
+ * links (to files or folders) are never followed, so a link pointing outside
+ * a space is not an item; ids under `rye/` count in system space only; a file
+ * whose name is not a valid id is not an item. Every space's files are
+ * returned, shadowed ones included; the index marks which one wins.
+ */
+export function enumerateItemFiles(spaces: Spaces): ItemFile[] {
+  const out: ItemFile[] = [];
+  for (const space of SPACE_NAMES) {
+    for (const itemType of ITEM_TYPES) {
+      const root = typeRoot(spaces, space, itemType);
+      const extensions = ITEM_EXTENSIONS[itemType];
+      const pending: [string, string][] = [[root, '']];
+      for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+        const [dir, prefix] = next;
+        // A folder whose name is not an id segment holds no valid id: skip it whole.
+        if (prefix !== '' && !isValidId(`${prefix}x`)) continue;
+        for (const entry of listDir(dir)) {
+          const path = `${dir}${sep}${entry.name}`;
+          if (entry.isDirectory()) {
+            if (!LIST_EXCLUDED_DIRS.has(entry.name) && !entry.name.startsWith('.'))
+              pending.push([path, `${prefix}${entry.name}/`]);
+            continue;
+          }
+          if (!entry.isFile()) continue;
+          const dot = entry.name.lastIndexOf('.');
+          const extension = dot > 0 ? entry.name.slice(dot) : '';
+          if (!extensions.includes(extension)) continue;
+          const itemId = prefix + entry.name.slice(0, dot);
+          if (space !== 'system' && isReservedId(itemId)) continue;
+          if (!isValidId(itemId)) continue;
+          const info = statOf(path);
+          // Gone since the listing, or replaced by something that is not a file.
+          if (info === undefined || !info.isFile()) continue;
+          out.push({
+            itemType,
+            itemId,
+            space,
+            path,
+            extension,
+            size: Number(info.size),
+            mtimeNs: info.mtimeNs,
+            ctimeNs: info.ctimeNs,
+            ino: info.ino,
+          });
+        }
+      }
+    }
+  }
+  return out;
+}
+
+/** Ids already found valid: the same thousands of ids are checked on every search. */
+const validIds = new Set<string>();
+
+function isValidId(itemId: string): boolean {
+  if (validIds.has(itemId)) return true;
+  if (problemWith(itemId) !== undefined) return false;
+  // Bounded: a process that walks ever-new trees starts over rather than grow without end.
+  if (validIds.size >= 100_000) validIds.clear();
+  validIds.add(itemId);
+  return true;
+}
+
+function statOf(path: string): BigIntStats | undefined {
+  try {
+    return lstatSync(path, { bigint: true, throwIfNoEntry: false });
+  } catch {
+    // Unreadable metadata (EACCES on a folder swapped mid-walk): nothing to index.
+    return undefined;
+  }
+}
+
+function listDir(dir: string): Dirent[] {
+  try {
+    return readdirSync(dir, { withFileTypes: true });
+  } catch {
+    // A missing type folder (or one that vanished mid-walk) holds no items.
+    return [];
+  }
+}
