@@ -1,3 +1,4 @@
+import type { KeyObject } from 'node:crypto';
 import {
   encodeSignature,
   signBytes,
@@ -12,6 +13,13 @@ export interface CheckpointPayload {
   readonly seq: number;
   readonly fp: string;
   readonly sig: string;
+}
+
+/** A checkpoint whose fields are well-formed and whose key is trusted: only Ed25519 is left to check. */
+export interface PendingSignature {
+  readonly key: KeyObject;
+  readonly message: Buffer;
+  readonly signature: Buffer;
 }
 
 const SIG_TEXT = /^[A-Za-z0-9_-]{86}(?:==)?$/;
@@ -40,28 +48,49 @@ export function signCheckpoint(
 }
 
 /**
- * Why a checkpoint does not verify, or null when it does: its fields are
- * well-formed, its fingerprint names a key in `trust`, and the signature is
- * that key's over `{head, seq, thread}`. Pure over the trust set.
+ * Everything about a checkpoint but the Ed25519 verification itself: its
+ * fields are well-formed and its fingerprint names a key in `trust`. Returns
+ * the problem as a sentence, or what is left to verify. Pure.
+ */
+export function prepareCheckpoint(
+  payload: Readonly<Record<string, unknown>>,
+  thread: string,
+  trust: TrustSet,
+): string | PendingSignature {
+  const { head, seq, fp, sig } = payload;
+  if (typeof head !== 'string' || !/^[0-9a-f]{64}$/.test(head)) {
+    return 'its head is not a hex SHA-256';
+  }
+  if (typeof seq !== 'number' || !Number.isSafeInteger(seq) || seq < 0) {
+    return 'its seq is not a count';
+  }
+  if (typeof fp !== 'string' || typeof sig !== 'string' || !SIG_TEXT.test(sig)) {
+    return 'its fingerprint or signature is malformed';
+  }
+  const trusted = trust.get(fp);
+  if (trusted === undefined) {
+    return `it is signed by key ${fp.slice(0, 16)}, which is not trusted`;
+  }
+  return {
+    key: trusted.key,
+    message: checkpointMessage(thread, seq, head),
+    signature: Buffer.from(sig.replace(/=+$/, ''), 'base64url'),
+  };
+}
+
+/**
+ * Why a checkpoint does not verify, or null when it does: well-formed, a
+ * trusted key, and that key's Ed25519 signature over `{head, seq, thread}`.
+ * Pure over the trust set.
  */
 export function checkpointProblem(
   payload: Readonly<Record<string, unknown>>,
   thread: string,
   trust: TrustSet,
 ): string | null {
-  const { head, seq, fp, sig } = payload;
-  if (typeof head !== 'string' || !/^[0-9a-f]{64}$/.test(head))
-    return 'its head is not a hex SHA-256';
-  if (typeof seq !== 'number' || !Number.isSafeInteger(seq) || seq < 0)
-    return 'its seq is not a count';
-  if (typeof fp !== 'string' || typeof sig !== 'string' || !SIG_TEXT.test(sig)) {
-    return 'its fingerprint or signature is malformed';
-  }
-  const key = trust.get(fp);
-  if (key === undefined) return `it is signed by key ${fp.slice(0, 16)}, which is not trusted`;
-  const bytes = Buffer.from(sig.replace(/=+$/, ''), 'base64url');
-  if (!verifyBytes(key.key, checkpointMessage(thread, seq, head), bytes)) {
-    return 'its signature does not verify';
-  }
-  return null;
+  const pending = prepareCheckpoint(payload, thread, trust);
+  if (typeof pending === 'string') return pending;
+  return verifyBytes(pending.key, pending.message, pending.signature)
+    ? null
+    : 'its signature does not verify';
 }

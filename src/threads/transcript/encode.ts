@@ -36,6 +36,24 @@ export function envelopeLine(
 }
 
 /**
+ * The payload's stored JSON as is. A caller may use it directly when the line
+ * fits and the text holds no `"$artifact"` key anywhere; otherwise
+ * {@link encodePayload} decides what to spill.
+ *
+ * @throws RyeError TRANSCRIPT_INVALID when the payload is not a JSON object.
+ */
+export function payloadJson(payload: unknown): string {
+  if (typeof payload !== 'object' || payload === null || Array.isArray(payload)) {
+    throw new RyeError(
+      'TRANSCRIPT_INVALID',
+      'Cannot write an event: its payload is not a JSON object',
+      {},
+    );
+  }
+  return jsonOf(payload) ?? '{}';
+}
+
+/**
  * The payload's stored JSON, with fields spilled to `artifactsDir` until the
  * whole line (`lineOf(payloadJson)`) fits {@link MAX_EVENT_BYTES}: first any
  * field that looks like an artifact reference (so every reference on disk is
@@ -49,18 +67,10 @@ export function encodePayload(
   artifactsDir: string,
   lineBytes: (payloadJson: string) => number,
 ): string {
-  if (typeof payload !== 'object' || payload === null || Array.isArray(payload)) {
-    throw new RyeError(
-      'TRANSCRIPT_INVALID',
-      'Cannot write an event: its payload is not a JSON object',
-      {},
-    );
-  }
-  const entries = Object.entries(payload);
+  const whole = payloadJson(payload);
+  const entries = Object.entries(payload as object);
   const forced = entries.some(([, value]) => looksLikeArtifactRef(value));
-  const whole = forced ? undefined : jsonOf(payload);
-  if (whole !== undefined && lineBytes(whole) <= MAX_EVENT_BYTES) return whole;
-
+  if (!forced && lineBytes(whole) <= MAX_EVENT_BYTES) return whole;
   // Sizes are tracked in bytes as fields spill, so deciding stays linear.
   const fields = entries.flatMap(([key, value]) => {
     const json = jsonOf(value);

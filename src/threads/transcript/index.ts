@@ -30,13 +30,18 @@ export {
   writeArtifactSync,
 } from './artifacts.js';
 export type { ArtifactRef } from './artifacts.js';
-export { checkpointMessage, checkpointProblem, signCheckpoint } from './checkpoint.js';
-export type { CheckpointPayload } from './checkpoint.js';
+export {
+  checkpointMessage,
+  checkpointProblem,
+  prepareCheckpoint,
+  signCheckpoint,
+} from './checkpoint.js';
+export type { CheckpointPayload, PendingSignature } from './checkpoint.js';
 export { TranscriptWriter } from './writer.js';
 export type { TranscriptHead, TranscriptWriterOptions } from './writer.js';
 export { MAX_TRANSCRIPT_BYTES, readTranscriptBytes, splitLines } from './reader.js';
 export type { TranscriptLines } from './reader.js';
-export { verifyTranscript } from './chain.js';
+export { verifyTranscript, verifyTranscriptAsync } from './chain.js';
 export type { VerifiedTranscript, VerifyTranscriptOptions } from './chain.js';
 export { danglingCalls, planRepair, repairTranscript } from './repair.js';
 export type { RepairOptions, RepairPlan } from './repair.js';

@@ -4,7 +4,7 @@ import { sha256Hex, type Signer } from '../../integrity/index.js';
 import { messageOf } from '../../platform/index.js';
 import { parseThreadId, type Clock } from '../ids/index.js';
 import { signCheckpoint } from './checkpoint.js';
-import { encodePayload, envelopeLine } from './encode.js';
+import { MAX_EVENT_BYTES, encodePayload, envelopeLine, payloadJson } from './encode.js';
 import { isEventType, type EventType, type PayloadOf, type StoredEvent } from './event.js';
 
 /** Where a transcript ends: the last line's seq and the SHA-256 of its bytes. */
@@ -110,10 +110,15 @@ export class TranscriptWriter {
     const prev = this.#head?.hash ?? null;
     const ts = new Date(this.#clock.now()).toISOString();
     const lineOf = (json: string): string => envelopeLine(seq, ts, this.#thread, type, prev, json);
-    const payloadJson = encodePayload(payload, this.#artifactsDir, (json) =>
-      Buffer.byteLength(lineOf(json), 'utf8'),
-    );
-    const bytes = Buffer.from(`${lineOf(payloadJson)}\n`, 'utf8');
+    // Fast path: the whole payload fits and holds nothing shaped like an artifact reference.
+    const whole = payloadJson(payload);
+    let bytes = Buffer.from(`${lineOf(whole)}\n`, 'utf8');
+    if (bytes.length - 1 > MAX_EVENT_BYTES || whole.includes('"$artifact"')) {
+      const spilled = encodePayload(payload, this.#artifactsDir, (json) =>
+        Buffer.byteLength(lineOf(json), 'utf8'),
+      );
+      bytes = Buffer.from(`${lineOf(spilled)}\n`, 'utf8');
+    }
     this.#write(bytes);
     this.#head = { seq, hash: sha256Hex(bytes.subarray(0, bytes.length - 1)) };
     return {

@@ -8,8 +8,9 @@ import {
   signCheckpoint,
   splitLines,
   verifyTranscript,
+  verifyTranscriptAsync,
 } from '../../../src/threads/transcript/index.js';
-import { expectRyeError } from '../support.js';
+import { expectRyeError, expectRyeErrorAsync } from '../support.js';
 import { newTranscript, stranger, user, verifyFile, writeTurn } from './transcript-fixtures.js';
 
 /** A sealed transcript of 2 turns: seq 0 created, 1–5 turn 1, 6 checkpoint, 7–11 turn 2, 12 checkpoint. */
@@ -204,5 +205,32 @@ describe('verifyTranscript()', () => {
     writer.checkpoint(user.signer);
     writer.close();
     expect(verifyFile(t.path, t.thread, true).events).toHaveLength(15);
+  });
+
+  it('verifyTranscriptAsync() reaches the same verdicts, reporting the earliest problem first', async () => {
+    const t = sealedTranscript();
+    const split = (): ReturnType<typeof splitLines> => splitLines(readFileSync(t.path));
+    const sync = verifyTranscript(split(), { thread: t.thread, trust: user.trust });
+    expect(await verifyTranscriptAsync(split(), { thread: t.thread, trust: user.trust })).toEqual(
+      sync,
+    );
+
+    // A bad signature at seq 6 and a broken line at seq 11: seq 6 is reported.
+    rewrite(t.path, (ls) =>
+      ls.map((l, i) => {
+        if (i === 11) return l.slice(0, -1);
+        if (i !== 6) return l;
+        const e = JSON.parse(l) as { payload: { sig: string } };
+        e.payload.sig = `${e.payload.sig[0] === 'A' ? 'B' : 'A'}${e.payload.sig.slice(1)}`;
+        return JSON.stringify(e);
+      }),
+    );
+    for (const verify of [
+      async () => verifyTranscript(split(), { thread: t.thread, trust: user.trust }),
+      () => verifyTranscriptAsync(split(), { thread: t.thread, trust: user.trust }),
+    ]) {
+      const error = await expectRyeErrorAsync(verify, 'TRANSCRIPT_TAMPERED');
+      expect(error.details['seq']).toBe(6);
+    }
   });
 });
