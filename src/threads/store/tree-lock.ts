@@ -69,35 +69,71 @@ export function holderAlive(holder: LockHolder): boolean {
 
 /**
  * Take the tree lock at `path` (THREADS.md §8, §10 step 1). The lock file is
- * created whole and atomically (written to a temp file, then hard-linked into
- * place, which fails if the lock exists), so no reader ever sees it half
- * written. A lock whose holder is dead is taken over by renaming it aside and
- * checking it was still that dead holder's before creating ours; a lock that
- * cannot be read is never taken over.
+ * created whole and atomically (written to a temp file opened O_EXCL, then
+ * hard-linked into place, which fails if the lock exists), so no reader ever
+ * sees it half written. A lock whose holder is dead is taken over under a
+ * second, short-lived guard lock (`<path>.takeover`): only the guard's holder
+ * removes a stale lock, after checking it is still that dead holder's, so two
+ * contenders never both win. A lock that cannot be read is never taken over.
  *
- * @throws RyeError THREAD_LOCKED (a live holder, or an unreadable lock file);
- *   FILE_WRITE_FAILED
+ * @throws RyeError THREAD_LOCKED (a live holder, an unreadable lock file, or
+ *   another process taking it over); FILE_WRITE_FAILED
  */
 export function acquireTreeLock(path: string): TreeLock {
-  const holder: LockHolder = {
+  const holder = newHolder();
+  const text = JSON.stringify(holder);
+  if (createExclusive(path, text)) return heldLock(path, holder, text);
+  const current = readTreeLock(path);
+  if (current === undefined) {
+    if (createExclusive(path, text)) return heldLock(path, holder, text);
+    throw locked(path, readTreeLock(path)?.holder ?? null, 'another process took it first');
+  }
+  if (current === null) {
+    throw locked(path, null, 'the lock file cannot be read; remove it if no rye process runs');
+  }
+  if (holderAlive(current.holder)) {
+    throw locked(path, current.holder, `process ${current.holder.pid} holds it`);
+  }
+  const guard = takeGuard(`${path}.takeover`);
+  try {
+    // Under the guard nobody else removes a stale lock, and a dead holder
+    // releases nothing: if the lock still reads as the dead one, it is.
+    const again = readTreeLock(path);
+    if (again?.text === current.text) rmSync(path, { force: true });
+    if (createExclusive(path, text)) return heldLock(path, holder, text);
+    throw locked(path, readTreeLock(path)?.holder ?? null, 'another process took it first');
+  } finally {
+    guard.release();
+  }
+}
+
+function newHolder(): LockHolder {
+  return {
     pid: process.pid,
     start: processStartTime(process.pid),
     nonce: randomBytes(16).toString('hex'),
     acquired_at: new Date().toISOString(),
   };
+}
+
+/**
+ * The takeover guard. A guard left by a process that died mid-takeover is
+ * moved aside and checked to be that same dead guard before it is removed.
+ */
+function takeGuard(path: string): TreeLock {
+  const holder = newHolder();
   const text = JSON.stringify(holder);
   for (let attempt = 0; attempt < 2; attempt += 1) {
     if (createExclusive(path, text)) return heldLock(path, holder, text);
     const current = readTreeLock(path);
-    if (current === undefined) continue; // vanished meanwhile: try again
-    if (current === null)
-      throw locked(path, null, 'the lock file cannot be read; remove it if no rye process runs');
-    if (holderAlive(current.holder))
-      throw locked(path, current.holder, `process ${current.holder.pid} holds it`);
-    takeOver(path, current.text);
+    if (current === undefined) continue;
+    if (current !== null && holderAlive(current.holder)) {
+      throw locked(path, current.holder, 'another process is taking over this lock');
+    }
+    if (current === null) throw locked(path, null, 'the takeover guard cannot be read; remove it');
+    removeIfStill(path, current.text);
   }
-  const last = readTreeLock(path);
-  throw locked(path, last?.holder ?? null, 'another process took it first');
+  throw locked(path, null, 'another process is taking over this lock');
 }
 
 /**
@@ -169,17 +205,13 @@ function createExclusive(path: string, text: string): boolean {
   }
 }
 
-/**
- * Move a dead holder's lock aside. If what was moved is not the lock judged
- * dead (another process replaced it meanwhile), put it back where nothing
- * else took its place and give up.
- */
-function takeOver(path: string, staleText: string): void {
+/** Remove `path` if it still holds `staleText`: moved aside first, put back if it changed meanwhile. */
+function removeIfStill(path: string, staleText: string): void {
   const aside = `${path}.stale.${process.pid}.${randomBytes(6).toString('hex')}`;
   try {
     renameSync(path, aside);
   } catch {
-    return; // gone already: the caller retries the create
+    return;
   }
   let moved: string | null = null;
   try {
@@ -191,14 +223,8 @@ function takeOver(path: string, staleText: string): void {
     try {
       linkSync(aside, path);
     } catch {
-      // someone created a lock meanwhile; theirs stands
+      // someone created one meanwhile; theirs stands
     }
-    rmSync(aside, { force: true });
-    throw locked(
-      path,
-      moved === null ? null : parseHolder(moved),
-      'another process took it over first',
-    );
   }
   rmSync(aside, { force: true });
 }

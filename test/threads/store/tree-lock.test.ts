@@ -86,6 +86,23 @@ describe('tree lock', () => {
     acquireTreeLock(path).release();
   });
 
+  it('takes over past a guard left by a takeover that died, but not past a live one', async () => {
+    const path = lockPath();
+    const dead = await sleeper();
+    const deadText = holderText(dead.pid, processStartTime(dead.pid));
+    await dead.stop();
+    writeFileSync(path, deadText);
+    const live = await sleeper();
+    writeFileSync(`${path}.takeover`, holderText(live.pid, processStartTime(live.pid)));
+    const error = expectRyeError(() => acquireTreeLock(path), 'THREAD_LOCKED');
+    expect(error.message).toContain('taking over');
+    expect(readFileSync(path, 'utf8')).toBe(deadText);
+    await live.stop();
+    const lock = acquireTreeLock(path);
+    expect(existsSync(`${path}.takeover`)).toBe(false);
+    lock.release();
+  });
+
   it('never takes over a lock file it cannot read', () => {
     const path = lockPath();
     writeFileSync(path, 'not a lock');
