@@ -9,3 +9,4 @@ import { run as parsers } from '../bench/parsers.mjs';
 import { run as registry } from '../bench/registry.mjs';
 
 for (const suite of [integrity, executor, lockfile, bundle, parsers, registry]) await suite();
+await (await import('../bench/threads-store.mjs')).run();
