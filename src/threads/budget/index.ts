@@ -21,6 +21,7 @@ export {
 export type { InputBound, OutputCapPlan } from './worst-case.js';
 export {
   ATTEMPT_STATES,
+  assertGranted,
   assertWithinBound,
   attemptKeyOf,
   availableOf,

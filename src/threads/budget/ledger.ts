@@ -215,6 +215,41 @@ export function assertWithinBound(result: {
   );
 }
 
+/**
+ * Turn a refused reservation into an error, for callers that stop on it (the
+ * loop ends the thread `budget_denied`).
+ * @throws RyeError BUDGET_DENIED naming the account, its room and the worst case.
+ */
+export function assertGranted(
+  result:
+    | { readonly granted: true }
+    | {
+        readonly granted: false;
+        readonly attemptKey: string;
+        readonly worstNanos: Nanos;
+        readonly accountId: string;
+        readonly reason: 'insufficient' | 'closed';
+        readonly availableNanos: Nanos | null;
+      },
+): void {
+  if (result.granted) return;
+  const why =
+    result.reason === 'closed'
+      ? `account ${result.accountId} is closed`
+      : `account ${result.accountId} has ${result.availableNanos ?? 0} nanos left`;
+  throw new RyeError(
+    'BUDGET_DENIED',
+    `Cannot send attempt ${result.attemptKey}: its worst case is ${result.worstNanos} nanos and ${why}`,
+    {
+      attempt: result.attemptKey,
+      account: result.accountId,
+      reason: result.reason,
+      worst_nanos: result.worstNanos,
+      available_nanos: result.availableNanos,
+    },
+  );
+}
+
 const ATTEMPT_KEY =
   /^([a-z0-9_]{1,40}-[0-9a-hjkmnp-tv-z]{26}):(0|[1-9][0-9]{0,8}):(0|[1-9][0-9]{0,8})$/;
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
+  assertGranted,
   assertWithinBound,
   attemptKeyOf,
   type BudgetStore,
@@ -91,6 +92,8 @@ describe.each(STORE_KINDS)('%s budget store', (_kind, make) => {
       reason: 'insufficient',
       availableNanos: 100,
     });
+    const error = expectRyeError(() => assertGranted(denied), 'BUDGET_DENIED');
+    expect(error.details).toMatchObject({ account: t.mid, available_nanos: 100, worst_nanos: 101 });
     const snapshot = await t.store.snapshot(t.root);
     expect(snapshot.attempts.find((a) => a.attemptKey === key(t.leaf, 2))).toMatchObject({
       state: 'denied',
