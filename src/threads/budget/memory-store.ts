@@ -97,7 +97,11 @@ function txOver(t: Tables, undo: (() => void)[]): LedgerTx {
       if (row === undefined) return;
       put(t.accounts, id, { ...row, committedNanos: committed, heldNanos: held, state }, undo);
     },
-    children: (id) => (t.children.get(id) ?? []).flatMap((c) => t.accounts.get(c) ?? []),
+    // Sorted like the SQLite store's ORDER BY, so both stores close and report alike.
+    children: (id) =>
+      (t.children.get(id) ?? [])
+        .flatMap((c) => t.accounts.get(c) ?? [])
+        .sort((a, b) => compare(a.accountId, b.accountId)),
     attempt: (key) => t.attempts.get(key),
     insertAttempt: putAttempt,
     setAttemptState(key, state) {
@@ -109,7 +113,7 @@ function txOver(t: Tables, undo: (() => void)[]): LedgerTx {
       if (row !== undefined) putAttempt({ ...row, ...end });
     },
     openAttempts: (threadId) =>
-      [...(t.open.get(threadId) ?? [])].flatMap((key) => t.attempts.get(key) ?? []),
+      [...(t.open.get(threadId) ?? [])].sort(compare).flatMap((key) => t.attempts.get(key) ?? []),
     debits: (key) => [...(t.debits.get(key)?.values() ?? [])],
     insertDebit(debit) {
       const rows = new Map(t.debits.get(debit.attemptKey));

@@ -223,25 +223,25 @@ function compact(event: StoredEvent, units: Unit[], anomalies: RebuildAnomaly[])
   let last = first;
   while (last + 1 < units.length && (units[last + 1]?.lo ?? Infinity) <= to) last += 1;
   const removed = units.splice(first, last - first + 1);
+  let lo = Infinity;
+  let hi = -Infinity;
+  for (const unit of removed) {
+    lo = Math.min(lo, unit.lo);
+    hi = Math.max(hi, unit.hi);
+  }
   units.splice(first, 0, {
-    lo: Math.min(...removed.map((u) => u.lo)),
-    hi: Math.max(...removed.map((u) => u.hi)),
+    lo,
+    hi,
     messages: [{ role: 'user', content: [{ type: 'text', text: summary }] }],
   });
 }
 
 function mergeRoles(messages: readonly Message[]): Message[] {
-  const merged: Message[] = [];
+  const merged: { role: Message['role']; content: ContentPart[] }[] = [];
   for (const message of messages) {
     const last = merged[merged.length - 1];
-    if (last !== undefined && last.role === message.role) {
-      merged[merged.length - 1] = {
-        role: last.role,
-        content: [...last.content, ...message.content],
-      };
-    } else {
-      merged.push(message);
-    }
+    if (last !== undefined && last.role === message.role) last.content.push(...message.content);
+    else merged.push({ role: message.role, content: [...message.content] });
   }
   return merged;
 }
