@@ -24,3 +24,4 @@ for (const suite of [
 ])
   await suite();
 await (await import('../bench/catalog.mjs')).run();
+await (await import('../bench/threads-store.mjs')).run();

@@ -154,3 +154,36 @@ export type {
   SearchResult,
   Visible,
 } from './threads/catalog/index.js';
+// Threads foundation (issue 14): thread ids, the budget ledger, transcripts, thread records.
+export { newThreadId, parseThreadId, systemClock } from './threads/ids/index.js';
+export type { Clock, ThreadId } from './threads/ids/index.js';
+export {
+  chargeForUsage,
+  formatUsd,
+  memoryBudgetStore,
+  openSqliteBudgetStore,
+  parsePricing,
+  parseUsd,
+  planOutputCap,
+  worstCase,
+} from './threads/budget/index.js';
+export type { BudgetStore, ModelPricing, Nanos } from './threads/budget/index.js';
+export {
+  TranscriptWriter,
+  readTranscriptBytes,
+  rebuildThread,
+  repairTranscript,
+  resolveArtifacts,
+  splitLines,
+  verifyTranscript,
+  verifyTranscriptAsync,
+} from './threads/transcript/index.js';
+export type { RebuiltThread, StoredEvent, VerifiedTranscript } from './threads/transcript/index.js';
+export {
+  RegistryDb,
+  acquireTreeLock,
+  readThreadRecord,
+  threadPaths,
+  writeThreadRecord,
+} from './threads/store/index.js';
+export type { ThreadRecord, ThreadStatus, TreeLock } from './threads/store/index.js';

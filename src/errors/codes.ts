@@ -542,6 +542,65 @@ export const ERROR_CODES = {
     hint: 'The item is signed as another id (its declared name or category is not where it was found): a signed file copied over another id is refused.',
   },
 
+  // Threads (issue 14 foundation): thread ids, thread records, tree locks,
+  // transcripts and the budget ledger (THREADS.md §6, §8, §9).
+  THREAD_ID_INVALID: {
+    class: 'usage',
+    hint: 'Thread ids look like <leaf>-<26 base32 chars>, e.g. implement_feature-01jf3k…; `rye thread list` shows them.',
+  },
+  THREAD_NOT_FOUND: {
+    class: 'failure',
+    hint: 'No thread with that id under .ai/threads/ of this project; `rye thread list` shows them.',
+  },
+  THREAD_RECORD_INVALID: {
+    class: 'integrity',
+    hint: "The thread's thread.json is unsigned, edited, signed by an untrusted key, malformed or another thread's; nothing was run.",
+  },
+  THREAD_LOCKED: {
+    class: 'failure',
+    hint: "Another live rye process owns this thread's tree; wait for it, or cancel it with `rye thread cancel`.",
+  },
+  THREAD_INTERRUPTED: {
+    class: 'failure',
+    hint: 'The process running this call died before it finished; resume the thread to continue.',
+  },
+  TRANSCRIPT_TAMPERED: {
+    class: 'integrity',
+    hint: 'The transcript, a checkpoint or an artifact changed after it was written (the error names the seq); nothing was resumed.',
+  },
+  TRANSCRIPT_INVALID: {
+    class: 'integrity',
+    hint: 'The transcript chains and verifies but an event is not one rye writes; nothing was resumed.',
+  },
+  TRANSCRIPT_EVENT_TOO_LARGE: {
+    class: 'failure',
+    hint: 'An event stays over 512 KiB even with its payload fields spilled to artifacts, or a field is over the artifact cap.',
+  },
+  BUDGET_AMOUNT_INVALID: {
+    class: 'usage',
+    hint: 'Amounts are decimal strings of USD with at most 9 fractional digits, e.g. "1.00"; no floats, exponents or negatives.',
+  },
+  BUDGET_UNPRICED_MODEL: {
+    class: 'failure',
+    hint: "A finite spend limit needs the model's input and output prices in the provider data; add them or set spend to 0 (unlimited).",
+  },
+  BUDGET_DENIED: {
+    class: 'failure',
+    hint: "The request's worst-case cost does not fit what an account on the thread's path has left; raise the spend limit.",
+  },
+  BUDGET_BOUND_VIOLATED: {
+    class: 'failure',
+    hint: 'The provider reported usage above the reserved worst case; the thread was stopped and charged its reservation.',
+  },
+  BUDGET_ACCOUNT_INVALID: {
+    class: 'failure',
+    hint: 'The budget account is unknown, exists already, or its parent is missing, closed or in another tree (a bug in the caller).',
+  },
+  BUDGET_ATTEMPT_INVALID: {
+    class: 'failure',
+    hint: 'The ledger attempt is unknown, reused, or not in a state that allows this step (a bug in the caller).',
+  },
+
   // Internal errors: a bug, reported with exit 1.
   INTERNAL_ERROR: {
     class: 'failure',

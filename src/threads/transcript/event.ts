@@ -1,0 +1,187 @@
+/**
+ * The transcript's event envelope and payloads (THREADS.md §9). One event is
+ * one line of `transcript.jsonl`:
+ * `{"v":1,"seq":17,"ts":"…","thread":"…","type":"…","prev":"<hex>"|null,"payload":{…}}`.
+ */
+export interface TranscriptEvent<T extends EventType = EventType> {
+  readonly v: 1;
+  readonly seq: number;
+  /** ISO 8601 UTC with milliseconds, from the injected clock. */
+  readonly ts: string;
+  readonly thread: string;
+  readonly type: T;
+  /** Hex SHA-256 of the previous line's exact bytes (without `\n`); null at seq 0. */
+  readonly prev: string | null;
+  readonly payload: PayloadOf<T>;
+}
+
+/** The statuses a thread writes itself as its last event. */
+export const TERMINAL_EVENT_TYPES = [
+  'thread_completed',
+  'thread_failed',
+  'thread_error',
+  'thread_budget_denied',
+  'thread_cancelled',
+  'thread_killed',
+  'thread_continued',
+] as const;
+export type TerminalEventType = (typeof TERMINAL_EVENT_TYPES)[number];
+
+export const EVENT_TYPES = [
+  'thread_created',
+  'system_prompt',
+  'cognition_in',
+  'budget',
+  'cognition_out',
+  'tool_call_start',
+  'capability_denied',
+  'tool_call_result',
+  'child_spawned',
+  'child_settled',
+  'limit_hit',
+  'hook_fired',
+  'compaction',
+  'repair',
+  'checkpoint',
+  ...TERMINAL_EVENT_TYPES,
+] as const;
+export type EventType = (typeof EVENT_TYPES)[number];
+
+const EVENT_TYPE_SET: ReadonlySet<string> = new Set(EVENT_TYPES);
+const TERMINAL_SET: ReadonlySet<string> = new Set(TERMINAL_EVENT_TYPES);
+
+/** True for the v1 event types. */
+export function isEventType(value: unknown): value is EventType {
+  return typeof value === 'string' && EVENT_TYPE_SET.has(value);
+}
+
+/** True for the `thread_<status>` types. */
+export function isTerminalType(value: string): value is TerminalEventType {
+  return TERMINAL_SET.has(value);
+}
+
+/** A thread's running totals, as `thread.json` and terminal events carry them. */
+export interface ThreadCost {
+  readonly turns: number;
+  readonly tokens_in: number;
+  readonly tokens_out: number;
+  readonly spend_nanos: number;
+  readonly tool_calls: number;
+  readonly spawns: number;
+}
+
+export const ZERO_COST: ThreadCost = {
+  turns: 0,
+  tokens_in: 0,
+  tokens_out: 0,
+  spend_nanos: 0,
+  tool_calls: 0,
+  spawns: 0,
+};
+
+/** What `cognition_in` carries: text, or text parts. */
+export type CognitionInContent =
+  string | readonly { readonly type: 'text'; readonly text: string }[];
+
+/** What `cognition_out` carries, as the model answered. */
+export type CognitionOutPart =
+  | { readonly type: 'text'; readonly text: string }
+  | {
+      readonly type: 'tool_call';
+      readonly id: string;
+      readonly name: string;
+      readonly input: unknown;
+    };
+
+export interface ErrorInfo {
+  readonly code: string;
+  readonly message: string;
+  readonly details?: unknown;
+}
+
+export interface Payloads {
+  thread_created: {
+    directive: { id: string; content_sha256: string; coverage: string };
+    inputs: unknown;
+    parent: string | null;
+    tree: string;
+    depth: number;
+    caps: readonly string[];
+    caps_dropped: readonly string[];
+    token: { jti: string; exp: number } | null;
+    limits: Readonly<Record<string, unknown>>;
+    model: unknown;
+    hooks_admitted: readonly unknown[];
+  };
+  system_prompt: { text: string };
+  cognition_in: { content: CognitionInContent };
+  budget: {
+    op: 'reserve' | 'issue' | 'settle' | 'release' | 'deny';
+    attempt_id: string;
+    accounts: readonly string[];
+    nanos: number;
+    basis?: 'provider_usage' | 'reserved_max' | null;
+    state?: string;
+  };
+  cognition_out: {
+    content: readonly CognitionOutPart[];
+    stop_reason: string | null;
+    usage: { in: number; out: number; cache_r?: number; cache_w?: number } | null;
+    cost_nanos: number | null;
+    provider_msg_id: string | null;
+  };
+  tool_call_start: { call_id: string; name: string; input: unknown; required_cap: string | null };
+  capability_denied: { call_id: string; required: string };
+  tool_call_result: {
+    call_id: string;
+    ok: boolean;
+    output?: unknown;
+    error?: ErrorInfo;
+    bytes: number;
+    truncated: boolean;
+  };
+  child_spawned: {
+    child: string;
+    directive: string;
+    caps_dropped: readonly string[];
+    limits: unknown;
+  };
+  child_settled: { child: string; status: string; cost_nanos: number; outputs?: unknown };
+  limit_hit: { limit: string; current: number; max: number };
+  hook_fired: { event: string; directive: string; result_mode: string; outcome: string };
+  compaction: { replaces: readonly [number, number]; summary: string; by_thread: string | null };
+  repair: {
+    kind: 'torn_tail' | 'dangling_calls';
+    call_ids: readonly string[];
+    dropped_bytes: number;
+  };
+  checkpoint: { head: string; seq: number; fp: string; sig: string };
+}
+
+export type TerminalPayload = {
+  outputs?: unknown;
+  summary?: string;
+  error?: ErrorInfo;
+  successor?: string;
+  cost: ThreadCost;
+};
+
+export type PayloadOf<T extends EventType> = T extends keyof Payloads
+  ? Payloads[T]
+  : T extends TerminalEventType
+    ? TerminalPayload
+    : never;
+
+/** The payload of a stored event whose fields came back from artifacts. */
+export type AnyPayload = Readonly<Record<string, unknown>>;
+
+/** An event as read back from disk: the envelope checked, the payload a plain object. */
+export interface StoredEvent {
+  readonly v: 1;
+  readonly seq: number;
+  readonly ts: string;
+  readonly thread: string;
+  readonly type: EventType;
+  readonly prev: string | null;
+  readonly payload: AnyPayload;
+}
