@@ -1,6 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
+import { openSqlite } from '../../platform/index.js';
 import { systemClock, type Clock } from '../ids/index.js';
 import type { Account, AccountState, Attempt, AttemptState, ChargeBasis, Debit } from './ledger.js';
 import {
@@ -58,7 +59,7 @@ const ATTEMPT_COLUMNS =
  */
 export function openSqliteBudgetStore(path: string, options: { clock?: Clock } = {}): BudgetStore {
   mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
-  const db = new Database(path);
+  const db = openSqlite(path);
   try {
     configureConnection(db);
     migrateComponent(db, 'ledger', LEDGER_MIGRATIONS);

@@ -75,7 +75,19 @@ function wrongKind(meta: ItemMetadata, source: string): never {
   );
 }
 
+/**
+ * A directive loads only when its program passes the grammar that `rye sign`
+ * enforces (docs/directives.md): an unknown element, limit, permission verb or
+ * hook event is a refusal here too, never silently dropped.
+ */
 function readDirective(meta: DirectiveMetadata, itemId: string): MetadataReading {
+  const issues = meta.programIssues ?? [];
+  if (issues.length > 0 || meta.program === undefined)
+    throw new RyeError(
+      'VALIDATION_FAILED',
+      `Cannot load directive ${itemId}: ${issues.map((i) => `${i.field}: ${i.message}`).join('; ') || 'its program could not be parsed'}`,
+      { item_id: itemId, issues },
+    );
   return {
     metadata: {
       name: meta.name ?? null,
@@ -84,6 +96,7 @@ function readDirective(meta: DirectiveMetadata, itemId: string): MetadataReading
       category: meta.category ?? null,
       author: meta.author ?? null,
       sections: meta.sections,
+      program: meta.program,
     },
     summary: {
       version: text(meta.version, MAX_TITLE),

@@ -1,6 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
+import { openSqlite } from '../../platform/index.js';
 import { RyeError } from '../../errors/index.js';
 import {
   LEDGER_MIGRATIONS,
@@ -127,7 +128,7 @@ export class RegistryDb {
    */
   static open(path: string, options: { clock?: Clock } = {}): RegistryDb {
     mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
-    const db = new Database(path);
+    const db = openSqlite(path);
     try {
       configureConnection(db);
       migrateComponent(db, 'ledger', LEDGER_MIGRATIONS);

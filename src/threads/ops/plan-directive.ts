@@ -1,0 +1,102 @@
+import { isRyeError, type ErrorCode } from '../../errors/index.js';
+import { sha256Hex } from '../../integrity/index.js';
+import type { DirectiveLimits, DirectiveProgram, ItemType } from '../../items/index.js';
+import { planThread, type ThreadPlan } from '../admission/plan-thread.js';
+import type { ModelForPlan } from '../admission/worst-case-plan.js';
+import {
+  allowed,
+  capStrings,
+  requireAllowed,
+  type CapSet,
+  type CapVerb,
+} from '../capabilities/index.js';
+import { enumerateItemFiles } from '../catalog/index.js';
+import { MAX_ITEM_ENUM, type IdOffer } from '../prompt/index.js';
+import { selectProvider } from '../providers/index.js';
+import type { OperationContext } from './context.js';
+import { loadOperation } from './load.js';
+
+export interface DirectivePlan extends ThreadPlan {
+  /** Why no model could be resolved (the plan is still shown, without prices). */
+  readonly model_error: { readonly code: ErrorCode; readonly message: string } | null;
+}
+
+export interface PlanDirectiveOptions {
+  readonly limitOverrides?: DirectiveLimits;
+}
+
+/**
+ * `--plan` and the MCP/thread answer for a directive until the runner exists:
+ * check `execute` on it, load it verified (full coverage, a valid program),
+ * resolve its model from user and system space only (no key needed), list the
+ * ids its grants reach, and render the exact first request.
+ *
+ * @throws RyeError CAPABILITY_DENIED, load and verification codes, INPUTS_INVALID,
+ *   VALIDATION_FAILED, CAPABILITY_INVALID
+ */
+export async function planDirectiveOperation(
+  ctx: OperationContext,
+  directiveId: string,
+  inputs: unknown,
+  options: PlanDirectiveOptions = {},
+): Promise<DirectivePlan> {
+  requireAllowed(ctx.authority, 'execute', 'directive', directiveId);
+  const loaded = await loadOperation(ctx, { item_type: 'directive', item_id: directiveId });
+  const program = loaded.metadata['program'] as DirectiveProgram;
+  let model: ModelForPlan | null = null;
+  let modelError: DirectivePlan['model_error'] = null;
+  try {
+    const selection = await selectProvider(
+      ctx.spaces,
+      { provider: program.model?.provider, id: program.model?.id, tier: program.model?.tier },
+      { env: { ...ctx.env } },
+    );
+    model = {
+      provider: selection.model.provider,
+      model: selection.model.model,
+      host: selection.endpoint.host,
+      context_window: selection.model.info.context_window,
+      output_limit: selection.model.info.output_limit,
+      pricing: selection.model.info.pricing,
+    };
+  } catch (error) {
+    if (!isRyeError(error)) throw error;
+    modelError = { code: error.code, message: error.message };
+  }
+  const files = enumerateItemFiles(ctx.spaces);
+  const plan = planThread({
+    directive: {
+      id: directiveId,
+      space: loaded.space,
+      content: loaded.content,
+      content_sha256: sha256Hex(loaded.content),
+      program,
+    },
+    inputs,
+    authority: ctx.authority,
+    ...(options.limitOverrides === undefined ? {} : { limitOverrides: options.limitOverrides }),
+    model,
+    offer: (caps) => ({
+      execute: offerFor(caps, 'execute', ['tool', 'directive'], files),
+      load: offerFor(caps, 'load', ['tool', 'directive', 'knowledge'], files),
+      sign: capStrings(caps).some((c) => c.startsWith('rye.sign.'))
+        ? offerFor(caps, 'sign', ['tool', 'directive', 'knowledge'], files)
+        : null,
+    }),
+  });
+  return { ...plan, model_error: modelError };
+}
+
+/** The resolvable ids a verb's grants reach: an enum when there are few, else the patterns. */
+function offerFor(
+  caps: CapSet,
+  verb: CapVerb,
+  types: readonly ItemType[],
+  files: readonly { itemType: ItemType; itemId: string }[],
+): IdOffer {
+  const ids = new Set<string>();
+  for (const f of files)
+    if (types.includes(f.itemType) && allowed(caps, verb, f.itemType, f.itemId)) ids.add(f.itemId);
+  const patterns = capStrings(caps).filter((c) => c.startsWith(`rye.${verb}.`));
+  return { ids: ids.size <= MAX_ITEM_ENUM ? [...ids] : null, patterns };
+}
