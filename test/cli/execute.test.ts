@@ -87,13 +87,16 @@ describe('rye execute tool', () => {
     });
   }
 
-  it('exits 2 for params failing the schema and for a directive', async () => {
+  it('exits 2 for params failing the schema; a directive without --plan says the runner is not there yet', async () => {
     const p = await project('print(1)', 'CONFIG_SCHEMA = {"type": "object", "required": ["n"]}');
     const res = await exec(p, '--json');
     expect(res.code).toBe(2);
     expect(res.json()).toMatchObject({ error: { code: 'PARAMS_INVALID' } });
-    const dir = await rye(['execute', 'directive', 'x', '--project', p.project], { env: p.env });
-    expect(dir.code).toBe(2);
+    const dir = await rye(['execute', 'directive', 'x', '--project', p.project, '--json'], {
+      env: p.env,
+    });
+    expect(dir.code).toBe(1);
+    expect(dir.json()).toMatchObject({ error: { code: 'THREAD_RUNNER_UNAVAILABLE' } });
   });
 
   it('kills the running tool’s process group when rye is terminated', async () => {

@@ -4,49 +4,72 @@ import { RyeError, exitCodeFor, hintFor, isRyeError } from '../../errors/index.j
 import type { ExecuteResult } from '../../executor/index.js';
 import { parseItemType } from '../../items/index.js';
 import { readTextFile } from '../../platform/index.js';
+import { CAPS_OPTION_HELP } from '../authority.js';
 import { contextOf, withCommonOptions, type CliIo, type CommonOptions } from '../context.js';
 import { emit, reportError } from '../report.js';
 import type { Runner } from '../runner.js';
+import { planCommand } from './execute-directive.js';
 
 type ExecuteOptions = CommonOptions & {
   params?: string;
   paramsFile?: string;
   dryRun?: boolean;
   frozen?: boolean;
+  caps?: string;
+  inputs?: string;
+  plan?: boolean;
+  limit: string[];
 };
 
-/** `rye execute tool <item_id>`: run a tool through its verified chain. */
+/**
+ * `rye execute tool <item_id>`: run a tool through its verified chain.
+ * `rye execute directive <item_id> --inputs … --plan`: the exact first request
+ * a thread would send.
+ */
 export function executeCommand(io: CliIo, run: Runner): Command {
   return withCommonOptions(new Command('execute'))
-    .description('verify a tool, its chain and its dependencies, then run it')
-    .argument('<type>', 'item type (tool)')
-    .argument('<item>', 'tool id, e.g. rye/core/bundler/bundler')
+    .description(
+      'verify a tool, its chain and its dependencies, then run it; or plan a directive as a thread',
+    )
+    .argument('<type>', 'tool or directive')
+    .argument('<item>', 'item id, e.g. rye/core/bundler/bundler')
     .option('--params <json>', 'parameters as a JSON object')
     .option('--params-file <file>', 'read the parameters from a JSON file')
     .option('--dry-run', 'build, verify and plan without spawning anything')
     .option('--frozen', 'require a matching lockfile and never write one (also RYE_FROZEN=1)')
+    .option('--caps <caps>', CAPS_OPTION_HELP)
+    .option('--inputs <json>', 'directives: the inputs as a JSON object, or @file')
+    .option('--plan', 'directives: print the exact first request a thread would send; call nothing')
+    .option(
+      '--limit <k=v>',
+      'directives: override a limit (turns, tokens, spend, spawns, depth, duration_seconds, tool_calls; 0 = unlimited)',
+      (value: string, previous: string[]) => [...previous, value],
+      [] as string[],
+    )
     .action((type: string, itemId: string, options: ExecuteOptions) =>
       run(options, async () => {
         const ctx = contextOf(options, io);
-        if (parseItemType(type) !== 'tool') {
+        const itemType = parseItemType(type);
+        if (itemType === 'directive') return planCommand(ctx, itemId, options);
+        if (itemType !== 'tool') {
           throw new RyeError(
             'USAGE_INVALID_ARGUMENT',
-            `Cannot execute a ${type}: only tools run here (directives run as threads)`,
+            `Cannot execute ${type}: only tools and directives run (knowledge is loaded)`,
             { type },
           );
         }
+        const { operationContext } = await import('../operation-context.js');
+        const opsCtx = operationContext(ctx, options.caps);
         const params = await readParams(options, io.cwd);
         // Loaded on use: the other commands never pay for the executor's modules.
-        const { execute, killRunningTools } = await import('../../executor/index.js');
+        const { killRunningTools } = await import('../../executor/index.js');
+        const { executeTool } = await import('../../threads/ops/execute-tool.js');
         let result: ExecuteResult;
         const stopTools = forwardInterrupts(killRunningTools);
         try {
-          result = await execute({
-            spaces: ctx.spaces,
-            toolId: itemId,
-            params,
+          result = await executeTool(opsCtx, itemId, {
+            parameters: params,
             dryRun: options.dryRun === true,
-            env: io.env,
             ...(options.frozen === true ? { frozen: true } : {}),
           });
         } catch (error) {

@@ -1,10 +1,11 @@
 import { Command } from 'commander';
-import { RyeError } from '../../errors/index.js';
+import { parseItemType } from '../../items/index.js';
+import { CAPS_OPTION_HELP } from '../authority.js';
 import { contextOf, withCommonOptions, type CliIo, type CommonOptions } from '../context.js';
 import { emit } from '../report.js';
 import type { Runner } from '../runner.js';
 
-type LoadCliOptions = CommonOptions & { allowXmlOnly?: boolean };
+type LoadCliOptions = CommonOptions & { allowXmlOnly?: boolean; caps?: string };
 
 /** `rye load <type> <id> [--allow-xml-only]`: print an item's verified content. */
 export function loadCommand(io: CliIo, run: Runner): Command {
@@ -18,24 +19,18 @@ export function loadCommand(io: CliIo, run: Runner): Command {
       '--allow-xml-only',
       'accept a directive signed over its <directive> span only (the text around it is unauthenticated)',
     )
+    .option('--caps <caps>', CAPS_OPTION_HELP)
     .addHelpText('after', '\nWith --json the document adds the parsed metadata.')
     .action((type: string, id: string, options: LoadCliOptions) =>
       run(options, async () => {
         const ctx = contextOf(options, io);
-        const { loadItem } = await import('../../threads/catalog/index.js');
-        const item = await loadItem({
-          project: ctx.spaces.project,
-          env: io.env,
-          cwd: io.cwd,
-          item_type: type,
-          item_id: id,
-          allowXmlOnly: options.allowXmlOnly === true,
-          // Operator authority: everything is visible, so deny is never called.
-          visible: () => true,
-          deny: (verb, itemType, itemId) => {
-            throw new RyeError('INTERNAL_ERROR', `Cannot ${verb} ${itemType} ${itemId}`, {});
-          },
-        });
+        const { loadOperation } = await import('../../threads/ops/load.js');
+        const { operationContext } = await import('../operation-context.js');
+        const item = await loadOperation(
+          operationContext(ctx, options.caps),
+          { item_type: parseItemType(type), item_id: id },
+          { allowXmlOnly: options.allowXmlOnly === true },
+        );
         const text = item.content.endsWith('\n') ? item.content.slice(0, -1) : item.content;
         emit(ctx, { ok: true, ...item }, text.split('\n'));
         return 0;

@@ -1,11 +1,17 @@
 import { Command } from 'commander';
 import { parseItemType, parseSpaceName } from '../../items/index.js';
 import type { SearchResult } from '../../threads/catalog/index.js';
+import { CAPS_OPTION_HELP } from '../authority.js';
 import { contextOf, withCommonOptions, type CliIo, type CommonOptions } from '../context.js';
 import { emit } from '../report.js';
 import type { Runner } from '../runner.js';
 
-type SearchCliOptions = CommonOptions & { type?: string; space?: string; limit: string };
+type SearchCliOptions = CommonOptions & {
+  type?: string;
+  space?: string;
+  limit: string;
+  caps?: string;
+};
 
 /** `rye search <query> [--type t] [--space s] [--limit n]`: ranked full-text search, operator authority. */
 export function searchCommand(io: CliIo, run: Runner): Command {
@@ -20,6 +26,7 @@ export function searchCommand(io: CliIo, run: Runner): Command {
       'only project, user or system files (shadowed ones included, marked)',
     )
     .option('--limit <n>', 'at most n results, 1 to 100', '20')
+    .option('--caps <caps>', CAPS_OPTION_HELP)
     .addHelpText(
       'after',
       '\nThe query is plain words: FTS operators (OR, NEAR, -, :, parentheses, quotes) are searched as text.\nThe index lives under RYE_CACHE_DIR (default <user>/.ai/cache)/search and is refreshed on every search.',
@@ -28,6 +35,9 @@ export function searchCommand(io: CliIo, run: Runner): Command {
       run(options, async () => {
         const ctx = contextOf(options, io);
         const { searchItems } = await import('../../threads/catalog/index.js');
+        const { allowed } = await import('../../threads/capabilities/index.js');
+        const { operationContext } = await import('../operation-context.js');
+        const { authority } = operationContext(ctx, options.caps);
         const results = await searchItems({
           project: ctx.spaces.project,
           env: io.env,
@@ -36,8 +46,8 @@ export function searchCommand(io: CliIo, run: Runner): Command {
           ...(options.type === undefined ? {} : { item_type: parseItemType(options.type) }),
           ...(options.space === undefined ? {} : { space: parseSpaceName(options.space) }),
           limit: Number(options.limit),
-          // Operator authority: every item is visible (the thread layer passes its capabilities).
-          visible: () => true,
+          // Results outside the authority's search grants are filtered out, never reported.
+          visible: (type, id) => allowed(authority.caps, 'search', type, id),
         });
         emit(ctx, { ok: true, query, results }, searchLines(query, results));
         return 0;

@@ -99,8 +99,8 @@ export async function runOperation(
           status: 'error',
           item_id: input.item_id,
           error: {
-            code: failure.code ?? 'INTERNAL_ERROR',
-            message: `Signed ${report.summary.signed}, failed ${report.summary.failed}: ${failure.item_id}: ${failure.message ?? ''}`,
+            code: failure.code,
+            message: `Signed ${report.summary.signed}, failed ${report.summary.failed}: ${failure.item_id}: ${failure.message}`,
             details: report,
           },
         };

@@ -36,8 +36,9 @@ export interface SignReport {
     readonly item_type: ItemType;
     readonly item_id: string;
     readonly path: string;
-    readonly code?: ErrorCode;
-    readonly message?: string;
+    readonly code: ErrorCode;
+    readonly message: string;
+    readonly details: unknown;
   }[];
   readonly self_trusted: string | null;
   readonly stale_lockfiles: readonly { path: string; tool_id: string; pins: string }[];
@@ -99,8 +100,7 @@ export async function signOperation(
       item_type: f.item.itemType,
       item_id: f.item.itemId,
       path: f.item.path,
-      code: f.error.code,
-      message: f.error.message,
+      ...f.error.toJSON(),
     })),
     self_trusted: trustedAt,
     stale_lockfiles: stale.map((l) => ({ path: l.path, tool_id: l.toolId, pins: l.pins })),

@@ -1,0 +1,99 @@
+import { resolve } from 'node:path';
+import { RyeError } from '../../errors/index.js';
+import { readTextFile } from '../../platform/index.js';
+import type { DirectivePlan } from '../../threads/ops/plan-directive.js';
+import type { CommandContext } from '../context.js';
+import { emit } from '../report.js';
+
+export interface DirectiveCliOptions {
+  readonly caps?: string;
+  readonly inputs?: string;
+  readonly plan?: boolean;
+  readonly limit: readonly string[];
+}
+
+/**
+ * `rye execute directive <id> --inputs … --plan`: admit the directive on paper
+ * and print the exact first request (system prompt, first message, tool
+ * definitions with their id enums), its capabilities and what it lost, its
+ * limits, model and worst-case cost. Calls no provider and needs no key.
+ */
+export async function planCommand(
+  ctx: CommandContext,
+  directiveId: string,
+  options: DirectiveCliOptions,
+): Promise<number> {
+  if (options.plan !== true)
+    throw new RyeError(
+      'THREAD_RUNNER_UNAVAILABLE',
+      `Cannot run directive ${directiveId} as a thread yet; add --plan to see the exact request it would send`,
+      { item_id: directiveId },
+    );
+  const { parseLimitOverrides } = await import('../../threads/directive/index.js');
+  const { planDirectiveOperation } = await import('../../threads/ops/plan-directive.js');
+  const { operationContext } = await import('../operation-context.js');
+  const limitOverrides = parseLimitOverrides(options.limit);
+  const inputs = await readInputs(options.inputs, ctx.io.cwd);
+  const plan = await planDirectiveOperation(
+    operationContext(ctx, options.caps),
+    directiveId,
+    inputs,
+    { limitOverrides },
+  );
+  emit(ctx, { ok: true, plan }, planLines(plan));
+  return 0;
+}
+
+/** `--inputs JSON` or `--inputs @file`; absent: no inputs. */
+async function readInputs(value: string | undefined, cwd: string): Promise<unknown> {
+  if (value === undefined) return {};
+  const fromFile = value.startsWith('@');
+  const text = fromFile ? await readTextFile(resolve(cwd, value.slice(1)), 1024 * 1024) : value;
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw new RyeError(
+      'USAGE_INVALID_ARGUMENT',
+      `Cannot parse --inputs${fromFile ? ` (${value.slice(1)})` : ''}: ${(error as Error).message}`,
+      { source: fromFile ? value.slice(1) : '--inputs' },
+      { cause: error },
+    );
+  }
+}
+
+function planLines(plan: DirectivePlan): string[] {
+  const model =
+    plan.model === null
+      ? `model: unresolved (${plan.model_error?.code ?? '?'}: ${plan.model_error?.message ?? ''})`
+      : `model: ${plan.model.provider}/${plan.model.model} at ${plan.model.host} (context ${plan.model.context_window}, output ${plan.model.output_limit})`;
+  const worst = plan.worst_case;
+  const limits = Object.entries(plan.limits)
+    .map(([k, v]) => `${k}=${v === 0 || v === '0' ? 'unlimited' : String(v)}`)
+    .join(' ');
+  const lines = [
+    `plan for directive ${plan.directive.id} (${plan.directive.space}, sha256 ${plan.directive.content_sha256.slice(0, 16)}…) — nothing was called`,
+    model,
+    `limits: ${limits}`,
+    ...(worst === null
+      ? []
+      : [
+          `worst case: first request $${worst.first_request_usd} (max_tokens ${worst.first_request_max_tokens}), per turn $${worst.per_turn_usd}, ${worst.turn_budget_usd === null ? 'turns unlimited' : `all turns $${worst.turn_budget_usd}`}, spend limit ${worst.spend_limit_usd === null ? 'unlimited' : `$${worst.spend_limit_usd}`}`,
+        ]),
+    'capabilities:',
+    ...(plan.capabilities.length === 0 ? ['  (none)'] : plan.capabilities.map((c) => `  ${c}`)),
+    ...(plan.caps_dropped.length === 0
+      ? []
+      : ['caps_dropped (declared, not granted):', ...plan.caps_dropped.map((c) => `  ${c}`)]),
+    'tools:',
+    ...plan.tools.map((t) => {
+      const props = (t.input_schema['properties'] ?? {}) as Record<string, Record<string, unknown>>;
+      const ids = props['item_id']?.['enum'] as string[] | undefined;
+      return `  ${t.name}${ids === undefined ? '' : ` (item_id: ${ids.join(', ') || 'none'})`}`;
+    }),
+    '--- system prompt ---',
+    ...plan.system_prompt.replace(/\n$/, '').split('\n'),
+    '--- first message ---',
+    ...plan.first_message.split('\n'),
+  ];
+  return lines;
+}
