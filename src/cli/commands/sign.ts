@@ -50,14 +50,17 @@ export function signCommand(io: CliIo, run: Runner): Command {
           }
         }
         const trustedAt = signed.length > 0 ? await ensureSelfTrusted(ctx.spaces, signer) : null;
-        // Lockfiles pinning what was just signed are stale now; say so where the signing happens.
+        // Lockfiles pinning what was just re-signed are stale now; say so where the signing
+        // happens. An unchanged item kept its bytes: nothing pinning it went stale.
+        const rewritten = signed.filter((s) => !s.unchanged);
+        const unchanged = signed.length - rewritten.length;
         const stale =
-          itemType === 'tool' && signed.length > 0
+          itemType === 'tool' && rewritten.length > 0
             ? await (
                 await import('../../lockfile/index.js')
               ).lockfilesAffectedBy(
                 ctx.spaces,
-                signed.map((s) => s.item),
+                rewritten.map((s) => s.item),
               )
             : [];
         if (!ctx.json) for (const f of failed) reportError({ json: false, io }, f.error);
@@ -74,6 +77,7 @@ export function signCommand(io: CliIo, run: Runner): Command {
               path: s.item.path,
               role: s.role,
               content_hash: s.fields.contentHash,
+              unchanged: s.unchanged,
             })),
             failed: failed.map((f) => ({
               item_type: f.item.itemType,
@@ -87,7 +91,7 @@ export function signCommand(io: CliIo, run: Runner): Command {
           [
             ...signed.map(
               (s) =>
-                `signed  ${s.item.itemId}${s.item.extension}${s.role === 'dependency' ? '  (dependency)' : ''}`,
+                `${s.unchanged ? 'unchanged' : 'signed'}  ${s.item.itemId}${s.item.extension}${s.role === 'dependency' ? '  (dependency)' : ''}`,
             ),
             ...failed.map((f) => `failed  ${f.item.itemId}${f.item.extension}`),
             ...(trustedAt === null
@@ -96,7 +100,7 @@ export function signCommand(io: CliIo, run: Runner): Command {
             ...stale.map(
               (l) => `stale   ${l.path} pins ${l.pins}: run \`rye lock update ${l.toolId}\``,
             ),
-            `Signed ${signed.length}, failed ${failed.length} (key ${signer.fingerprint})`,
+            `Signed ${signed.length}${unchanged === 0 ? '' : ` (${unchanged} already signed, unchanged)`}, failed ${failed.length} (key ${signer.fingerprint})`,
           ],
         );
         return failed.length === 0 ? 0 : 1;
