@@ -23,6 +23,11 @@ export interface HashedFile extends CollectedFile {
   readonly sha256: string;
   readonly size: number;
   readonly inlineSigned: boolean;
+  /**
+   * The bytes hashed, kept only for inline-signed files when asked
+   * (`keepSignedBytes`), so their signature is checked on exactly those bytes.
+   */
+  readonly signedBytes?: Buffer;
 }
 
 /** Called after each file: files done so far, and the total. */
@@ -82,12 +87,15 @@ async function streamDigest(absolutePath: string): Promise<ReadDigest> {
 
 /**
  * Hash every file (raw bytes) with bounded concurrency, in input order.
+ * `options.keepSignedBytes` keeps the bytes of inline-signed files (items are
+ * capped in size) in `signedBytes`.
  *
  * @throws RyeError FILE_UNREADABLE for a file that cannot be read.
  */
 export async function hashFiles(
   files: readonly CollectedFile[],
   onProgress?: ProgressFn,
+  options: { readonly keepSignedBytes?: boolean } = {},
 ): Promise<HashedFile[]> {
   // Synchronous reads of small files are several times faster than one async
   // read each through the thread pool (10,000 × 10 KiB: ~0.2 s against ~1.4 s);
@@ -96,11 +104,15 @@ export async function hashFiles(
   for (let i = 0; i < files.length; i += 1) {
     const file = files[i] as CollectedFile;
     const read = await readDigest(file.absolutePath);
+    const inlineSigned = read.bytes !== null && hasInlineSignature(file.path, read.bytes);
     out.push({
       ...file,
       sha256: read.sha256,
       size: read.size,
-      inlineSigned: read.bytes !== null && hasInlineSignature(file.path, read.bytes),
+      inlineSigned,
+      ...(inlineSigned && options.keepSignedBytes === true && read.bytes !== null
+        ? { signedBytes: read.bytes }
+        : {}),
     });
     onProgress?.(i + 1, files.length);
     if (i % SYNC_BATCH === SYNC_BATCH - 1)

@@ -12,18 +12,12 @@ import {
   type TrustSet,
   type Verdict,
 } from '../integrity/index.js';
-import {
-  ITEM_FOLDERS,
-  SPACE_NAMES,
-  aiDir,
-  type ItemType,
-  type SpaceName,
-  type Spaces,
-} from '../items/index.js';
+import { SPACE_NAMES, aiDir, type SpaceName, type Spaces } from '../items/index.js';
 import { decodeText, mapLimit, pathExists, readFileCapped } from '../platform/index.js';
 import { isNodeModulesPath } from './bundle-lane.js';
 import { walkBundle } from './collect.js';
-import { itemTypeOfPath, READ_CONCURRENCY, readDigest, type ProgressFn } from './hash-files.js';
+import { READ_CONCURRENCY, readDigest, type ProgressFn } from './hash-files.js';
+import { inlineSignatureFailure } from './inline-signature.js';
 import { MAX_MANIFEST_BYTES, parseManifest } from './manifest-parse.js';
 import { bundleManifestPath, comparePaths } from './manifest-path.js';
 import { manifestScopeProblem } from './manifest-scope.js';
@@ -267,52 +261,13 @@ async function checkFile(
     return;
   }
   if (entry.inlineSigned) {
-    const failure = await inlineFailure(rel, read.bytes, trust);
+    const failure = await inlineSignatureFailure(rel, read.bytes, trust);
     if (failure !== undefined) {
       files.badSignature.push({ path: rel, ...failure });
       return;
     }
   }
   files.ok.push(rel);
-}
-
-async function inlineFailure(
-  rel: string,
-  bytes: Buffer | null,
-  trust: TrustSet,
-): Promise<{ code: ErrorCode; message: string } | undefined> {
-  const itemType = itemTypeOfPath(rel);
-  if (itemType === undefined || bytes === null) {
-    const why = bytes === null ? 'it is larger than any item' : 'it is not an item file';
-    return {
-      code: 'INTEGRITY_UNSIGNED',
-      message: `Cannot verify ${rel}: ${why}, so it cannot carry an inline signature`,
-    };
-  }
-  let text: string;
-  try {
-    text = decodeText(bytes, rel);
-  } catch (error) {
-    if (!isRyeError(error)) throw error;
-    return { code: error.code, message: error.message };
-  }
-  const result = await verifyTextAsync(text, {
-    itemType,
-    extension: rel.slice(rel.lastIndexOf('.')),
-    trust,
-    path: rel,
-    subject: { itemId: itemIdOfPath(rel, itemType), itemType },
-  });
-  return result.ok
-    ? undefined
-    : { code: result.code ?? 'INTEGRITY_BAD_SIGNATURE', message: result.message };
-}
-
-/** The id of `.ai/<type folder>/<id><ext>` (a bundle path that itemTypeOfPath typed). */
-function itemIdOfPath(rel: string, itemType: ItemType): string {
-  const inside = rel.slice(`.ai/${ITEM_FOLDERS[itemType]}/`.length);
-  const dot = inside.lastIndexOf('.');
-  return dot > inside.lastIndexOf('/') ? inside.slice(0, dot) : inside;
 }
 
 /**
