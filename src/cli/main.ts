@@ -12,17 +12,19 @@ import { trustCommand } from './commands/trust.js';
 import { verifyFileCommand } from './commands/verify-file.js';
 import { verifyCommand } from './commands/verify.js';
 import type { CliIo } from './context.js';
+import { guardedWriter } from './pipe.js';
 import { errorDocument, formatJson } from './report.js';
 import { createRunner } from './runner.js';
 import { readAllCapped } from './stdin.js';
 
 const VERSION = '0.1.0';
 
-/** The process's own streams and environment. */
+/** The process's own streams and environment; output to a closed pipe is dropped quietly. */
 export function processIo(): CliIo {
+  const stderr = guardedWriter(process.stderr);
   return {
-    stdout: (text) => process.stdout.write(text),
-    stderr: (text) => process.stderr.write(text),
+    stdout: guardedWriter(process.stdout, stderr),
+    stderr,
     env: process.env,
     cwd: process.cwd(),
     stderrIsTTY: process.stderr.isTTY === true,
