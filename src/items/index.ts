@@ -33,6 +33,8 @@ export {
   trustStores,
 } from './spaces.js';
 export type { SpaceName, Spaces, SpacesOptions } from './spaces.js';
+export { assertProjectFolder, discoverProject } from './project-discovery.js';
+export type { DiscoveredProject } from './project-discovery.js';
 export {
   approvalsPath,
   approveProjectTrust,
