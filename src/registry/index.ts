@@ -40,6 +40,7 @@ export {
   DEFAULT_REGISTRY_URL,
   REGISTRY_ACTIONS,
   addAuthorKey,
+  removeAuthorKey,
   fetchVerifiedIndex,
   listVersions,
   logout,

@@ -4,7 +4,7 @@
  * point shared by the CLI and the `rye/core/registry/registry` tool.
  */
 export { logout, openAccountSession, whoami } from './account.js';
-export { addAuthorKey } from './author-key.js';
+export { addAuthorKey, removeAuthorKey } from './author-key.js';
 export { REGISTRY_ACTIONS, runRegistryAction } from './actions.js';
 export type {
   RegistryAction,
