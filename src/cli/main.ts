@@ -4,6 +4,7 @@ import { bundleCommand } from './commands/bundle.js';
 import { cacheCommand } from './commands/cache.js';
 import { dotenvCommand } from './commands/dotenv.js';
 import { executeCommand } from './commands/execute.js';
+import { initCommand } from './commands/init.js';
 import { keysCommand } from './commands/keys.js';
 import { lockCommand } from './commands/lock.js';
 import { registryCommand } from './commands/registry.js';
@@ -53,6 +54,7 @@ export async function main(argv: readonly string[], io: CliIo = processIo()): Pr
       '\nExit codes: 0 success, 1 operation failed, 2 usage error, 3 verification or integrity refusal.\nEvery command takes --json.',
     );
   for (const command of [
+    initCommand(io, run),
     keysCommand(io, run),
     trustCommand(io, run),
     signCommand(io, run),
