@@ -26,6 +26,11 @@ export interface CliIo {
   readonly stdinIsTTY?: boolean;
   /** True when stderr is a terminal (progress bars are drawn only then). */
   readonly stderrIsTTY?: boolean;
+  /**
+   * Ask for a secret on the terminal without echoing it (the prompt goes to
+   * stderr); absent when there is no terminal to ask on.
+   */
+  readonly readSecret?: (prompt: string) => Promise<string>;
 }
 
 /** The resolved context of one command run. */

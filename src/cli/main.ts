@@ -14,6 +14,7 @@ import { verifyFileCommand } from './commands/verify-file.js';
 import { verifyCommand } from './commands/verify.js';
 import type { CliIo } from './context.js';
 import { guardedWriter } from './pipe.js';
+import { readHiddenLine } from './prompt.js';
 import { errorDocument, formatJson } from './report.js';
 import { createRunner } from './runner.js';
 import { readAllCapped } from './stdin.js';
@@ -31,6 +32,7 @@ export function processIo(): CliIo {
     stderrIsTTY: process.stderr.isTTY === true,
     stdinIsTTY: process.stdin.isTTY === true,
     readStdin: () => readAllCapped(process.stdin),
+    readSecret: (prompt) => readHiddenLine(process.stdin, stderr, prompt),
   };
 }
 

@@ -22,10 +22,15 @@ export function addAccountCommands(registry: Command, io: CliIo, run: Runner): v
           : 'log in and save a token for this registry (in <user>/.ai/registry, mode 0600)',
       )
       .requiredOption('--username <name>', 'username: 2-39 characters [a-z0-9_-]')
-      .option('--password-stdin', 'read the password from standard input')
+      .option(
+        '--password-stdin',
+        'read the password from standard input (for scripts; on a terminal you are asked)',
+      )
       .action((options: CredentialOptions) =>
         run(options, async () => {
-          const password = await readPassword(io, options.passwordStdin);
+          const password = await readPassword(io, options.passwordStdin, {
+            confirm: mode === 'signup',
+          });
           const { ctx, session } = await registryContext(options, io);
           const result = await (
             await registryClient()
