@@ -30,8 +30,8 @@ export interface HashedFile extends CollectedFile {
   readonly signedBytes?: Buffer;
 }
 
-/** Called after each file: files done so far, and the total. */
-export type ProgressFn = (done: number, total: number) => void;
+/** Called after each file: files done so far, the total, and the bytes read so far. */
+export type ProgressFn = (done: number, total: number, bytes?: number) => void;
 
 /** Files read at once: enough to keep the thread pool and the disk busy. */
 export const READ_CONCURRENCY = 32;
@@ -101,6 +101,7 @@ export async function hashFiles(
   // read each through the thread pool (10,000 × 10 KiB: ~0.2 s against ~1.4 s);
   // the loop yields to the event loop between batches so it never starves it.
   const out: HashedFile[] = [];
+  let bytes = 0;
   for (let i = 0; i < files.length; i += 1) {
     const file = files[i] as CollectedFile;
     const read = await readDigest(file.absolutePath);
@@ -114,7 +115,8 @@ export async function hashFiles(
         ? { signedBytes: read.bytes }
         : {}),
     });
-    onProgress?.(i + 1, files.length);
+    bytes += read.size;
+    onProgress?.(i + 1, files.length, bytes);
     if (i % SYNC_BATCH === SYNC_BATCH - 1)
       await new Promise<void>((resolve) => setImmediate(resolve));
   }

@@ -135,11 +135,13 @@ export async function verifyBundle(input: VerifyBundleInput): Promise<BundleRepo
   const base = realpathSync(spaces[space]);
   const realDirs = new Map<string, string | null>();
   const entries = [...manifest.files];
+  const read = { bytes: 0 };
+  const onProgress = input.onProgress;
   await mapLimit(
     entries,
     READ_CONCURRENCY,
-    ([rel, entry]) => checkFile(base, rel, entry, trust, files, realDirs),
-    input.onProgress,
+    ([rel, entry]) => checkFile(base, rel, entry, trust, files, realDirs, read),
+    onProgress === undefined ? undefined : (done, total) => onProgress(done, total, read.bytes),
   );
   // A bundle made with its app dependencies is checked for files planted there too.
   const nodeModules = [...manifest.files.keys()].some(isNodeModulesPath);
@@ -237,6 +239,7 @@ async function checkFile(
   trust: TrustSet,
   files: BundleFileReport,
   realDirs: Map<string, string | null>,
+  counted: { bytes: number },
 ): Promise<void> {
   let read;
   try {
@@ -256,6 +259,7 @@ async function checkFile(
     else throw error;
     return;
   }
+  counted.bytes += read.size;
   if (!hexDigestsEqual(read.sha256, entry.sha256)) {
     files.tampered.push({ path: rel, expected: entry.sha256, actual: read.sha256 });
     return;

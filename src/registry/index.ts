@@ -72,5 +72,7 @@ export type {
   RegistryParams,
   RegistryResult,
   RegistrySession,
+  TransferProgress,
+  TransferProgressFn,
   VerifiedAnswer,
 } from './client/index.js';

@@ -43,6 +43,7 @@ export type { IndexPackage } from './index-state.js';
 export type { FetchFn, HttpAnswer, HttpRequest } from './http.js';
 export { knownRegistriesPath, readPin, savePin } from './pins.js';
 export type { RegistryPin } from './pins.js';
+export type { TransferProgress, TransferProgressFn } from './progress.js';
 export { pullBundle } from './pull-bundle.js';
 export type { PullBundleInput } from './pull-bundle.js';
 export { pullItem } from './pull-item.js';
