@@ -2,6 +2,7 @@ import { Command, CommanderError } from 'commander';
 import { escapeControlLines } from '../platform/index.js';
 import { bundleCommand } from './commands/bundle.js';
 import { cacheCommand } from './commands/cache.js';
+import { completionCommand } from './commands/completion.js';
 import { dotenvCommand } from './commands/dotenv.js';
 import { executeCommand } from './commands/execute.js';
 import { initCommand } from './commands/init.js';
@@ -68,6 +69,7 @@ export async function main(argv: readonly string[], io: CliIo = processIo()): Pr
     bundleCommand(io, run),
     cacheCommand(io, run),
     registryCommand(io, run),
+    completionCommand(io, run),
   ]) {
     program.addCommand(command);
   }
