@@ -108,3 +108,9 @@ export type {
 } from './registry/index.js';
 
 export { main } from './cli/main.js';
+
+// Issue 12 (a newcomer's first day): rye init, project discovery, key removal, transfer progress.
+export { discoverProject, initProject } from './items/index.js';
+export type { DiscoveredProject, InitResult } from './items/index.js';
+export { removeAuthorKey } from './registry/index.js';
+export type { TransferProgress, TransferProgressFn } from './registry/index.js';
