@@ -187,3 +187,8 @@ export {
   writeThreadRecord,
 } from './threads/store/index.js';
 export type { ThreadRecord, ThreadStatus, TreeLock } from './threads/store/index.js';
+// Issue 12 (a newcomer's first day): rye init, project discovery, key removal, transfer progress.
+export { discoverProject, initProject } from './items/index.js';
+export type { DiscoveredProject, InitResult } from './items/index.js';
+export { removeAuthorKey } from './registry/index.js';
+export type { TransferProgress, TransferProgressFn } from './registry/index.js';

@@ -30,6 +30,8 @@ export interface BundlerParams {
   readonly exclude?: unknown;
   /** List every file of the app folders' `node_modules` (see CreateBundleInput). */
   readonly include_node_modules?: unknown;
+  /** create: replace a manifest of the same version with other content. */
+  readonly force?: unknown;
 }
 
 /** A JSON-ready result; `ok: false` (verify) carries the report and a message. */
@@ -68,11 +70,13 @@ export async function runBundlerAction(
       includes: stringList(params.include, 'include'),
       ...(params.exclude === undefined ? {} : { exclude: stringList(params.exclude, 'exclude') }),
       includeNodeModules: optionalBoolean(params.include_node_modules, 'include_node_modules'),
+      force: optionalBoolean(params.force, 'force'),
       signer: await readSigner(keyDir(spaces)),
       ...(options.onProgress === undefined ? {} : { onProgress: options.onProgress }),
     });
     return {
       ok: true,
+      status: created.status,
       bundle_id: bundleId,
       version: created.manifest.bundle.version,
       path: created.path,

@@ -4,14 +4,22 @@
  */
 import { relative, sep } from 'node:path';
 import { RyeError } from '../errors/index.js';
-import { formatTimestamp, signText, type Signer } from '../integrity/index.js';
+import { formatTimestamp, signText, type Signer, type TrustSet } from '../integrity/index.js';
 import { aiDir, isSemver, resolveItem, type ItemType, type Spaces } from '../items/index.js';
 import { writeFileAtomic } from '../platform/index.js';
 import { collectBundleFiles } from './collect.js';
 import { claimConflict, folderClaimed, readFolderClaims } from './folder-claims.js';
 import { hashFiles, type ProgressFn } from './hash-files.js';
-import { bundleManifestPath, comparePaths } from './manifest-path.js';
+import { assertIncludesUsable, normalizeIncludes } from './includes.js';
+import { assertInlineSignatures, creatorTrust } from './inline-signature.js';
+import { bundleManifestPath } from './manifest-path.js';
 import { serializeManifest } from './manifest-serialize.js';
+import {
+  assertReplaceable,
+  keepCreatedAt,
+  readPreviousManifest,
+  textToSign,
+} from './previous-manifest.js';
 import type { BundleManifest, ManifestEntry } from './types.js';
 
 export interface CreateBundleInput {
@@ -33,6 +41,13 @@ export interface CreateBundleInput {
    */
   readonly includeNodeModules?: boolean;
   readonly signer: Signer;
+  /**
+   * Keys the inline signatures of the bundle's items are checked with; default
+   * the spaces' trust plus the signer's own key (`creatorTrust`).
+   */
+  readonly trust?: TrustSet;
+  /** Replace a manifest of the same version with other content (or one that does not read). */
+  readonly force?: boolean;
   readonly now?: Date;
   /** Called as files are hashed. */
   readonly onProgress?: ProgressFn;
@@ -45,17 +60,28 @@ export interface CreatedBundle {
   readonly fileCount: number;
   /** Total size of the listed files. */
   readonly bytes: number;
+  /**
+   * `created` (no manifest was there), `replaced`, or `unchanged`: the same
+   * files, version and key as the manifest in place, which was kept byte for byte.
+   */
+  readonly status: 'created' | 'replaced' | 'unchanged';
 }
 
 /**
  * Create (or replace) a bundle's signed manifest in the project space. The
  * manifest is written atomically: a failure leaves the previous one in place.
+ * Every file that carries an inline signature must verify (on the bytes
+ * hashed) before the manifest vouches for it. Re-creating an unchanged bundle
+ * leaves its manifest byte for byte; replacing a manifest of the same version
+ * with other content needs `force`.
  *
- * @throws RyeError USAGE_INVALID_ARGUMENT (version), ITEM_ID_INVALID,
- *   ITEM_NOT_FOUND / ITEM_AMBIGUOUS (entrypoint), BUNDLE_MANIFEST_INVALID (a bad
- *   include, a link in the bundle, an entrypoint outside it), BUNDLE_EMPTY,
+ * @throws RyeError USAGE_INVALID_ARGUMENT (version, an include that is not an
+ *   app folder or does not exist), ITEM_ID_INVALID,
+ *   ITEM_NOT_FOUND / ITEM_AMBIGUOUS (entrypoint), BUNDLE_MANIFEST_INVALID (an
+ *   include that is a file, a link in the bundle, an entrypoint outside it), BUNDLE_EMPTY,
  *   BUNDLE_FOLDER_CLAIMED (an app folder or a file in another project bundle's folder),
- *   FILE_UNREADABLE, FILE_WRITE_FAILED.
+ *   the integrity code of an item whose inline signature fails (INTEGRITY_*,
+ *   TRUST_PROJECT_UNAPPROVED), BUNDLE_EXISTS, FILE_UNREADABLE, FILE_WRITE_FAILED.
  */
 export async function createBundle(input: CreateBundleInput): Promise<CreatedBundle> {
   const { spaces, bundleId } = input;
@@ -68,6 +94,7 @@ export async function createBundle(input: CreateBundleInput): Promise<CreatedBun
   }
   const path = bundleManifestPath(aiDir(spaces, 'project'), bundleId);
   const includes = normalizeIncludes(input.includes ?? []);
+  await assertIncludesUsable(spaces.project, bundleId, includes);
   const entrypoint = input.entrypoint ?? null;
   const entryPath =
     entrypoint === null
@@ -97,14 +124,19 @@ export async function createBundle(input: CreateBundleInput): Promise<CreatedBun
   );
   if (claimed !== undefined) throw folderClaimed(`create bundle ${bundleId}`, claimed);
 
-  const hashed = await hashFiles(collected, input.onProgress);
+  const hashed = await hashFiles(collected, input.onProgress, { keepSignedBytes: true });
+  await assertInlineSignatures(
+    bundleId,
+    hashed,
+    input.trust ?? (await creatorTrust(spaces, input.signer)),
+  );
   const files = new Map<string, ManifestEntry>();
   let bytes = 0;
   for (const file of hashed) {
     files.set(file.path, { sha256: file.sha256, inlineSigned: file.inlineSigned });
     bytes += file.size;
   }
-  const manifest: BundleManifest = {
+  const fresh: BundleManifest = {
     bundle: {
       id: bundleId,
       version: input.version,
@@ -116,19 +148,17 @@ export async function createBundle(input: CreateBundleInput): Promise<CreatedBun
     },
     files,
   };
-  const signed = signText(serializeManifest(manifest), {
+  const previous = await readPreviousManifest(path);
+  assertReplaceable(path, fresh, previous, input.force === true);
+  const manifest = keepCreatedAt(fresh, previous);
+  const signed = signText(textToSign(serializeManifest(manifest), previous), {
     itemType: 'tool',
     extension: '.yaml',
     signer: input.signer,
     path,
     ...(input.now === undefined ? {} : { now: input.now }),
   });
-  await writeFileAtomic(path, signed.text);
-  return { path, manifest, fileCount: files.size, bytes };
-}
-
-/** Leading `./` and trailing `/` dropped, duplicates removed, sorted: one spelling per folder. */
-function normalizeIncludes(includes: readonly string[]): string[] {
-  const cleaned = includes.map((i) => i.replace(/^(?:\.\/)+/, '').replace(/\/+$/, ''));
-  return [...new Set(cleaned)].sort(comparePaths);
+  if (!signed.unchanged) await writeFileAtomic(path, signed.text);
+  const status = signed.unchanged ? 'unchanged' : previous === null ? 'created' : 'replaced';
+  return { path, manifest, fileCount: files.size, bytes, status };
 }

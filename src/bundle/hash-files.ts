@@ -23,10 +23,15 @@ export interface HashedFile extends CollectedFile {
   readonly sha256: string;
   readonly size: number;
   readonly inlineSigned: boolean;
+  /**
+   * The bytes hashed, kept only for inline-signed files when asked
+   * (`keepSignedBytes`), so their signature is checked on exactly those bytes.
+   */
+  readonly signedBytes?: Buffer;
 }
 
-/** Called after each file: files done so far, and the total. */
-export type ProgressFn = (done: number, total: number) => void;
+/** Called after each file: files done so far, the total, and the bytes read so far. */
+export type ProgressFn = (done: number, total: number, bytes?: number) => void;
 
 /** Files read at once: enough to keep the thread pool and the disk busy. */
 export const READ_CONCURRENCY = 32;
@@ -82,27 +87,36 @@ async function streamDigest(absolutePath: string): Promise<ReadDigest> {
 
 /**
  * Hash every file (raw bytes) with bounded concurrency, in input order.
+ * `options.keepSignedBytes` keeps the bytes of inline-signed files (items are
+ * capped in size) in `signedBytes`.
  *
  * @throws RyeError FILE_UNREADABLE for a file that cannot be read.
  */
 export async function hashFiles(
   files: readonly CollectedFile[],
   onProgress?: ProgressFn,
+  options: { readonly keepSignedBytes?: boolean } = {},
 ): Promise<HashedFile[]> {
   // Synchronous reads of small files are several times faster than one async
   // read each through the thread pool (10,000 × 10 KiB: ~0.2 s against ~1.4 s);
   // the loop yields to the event loop between batches so it never starves it.
   const out: HashedFile[] = [];
+  let bytes = 0;
   for (let i = 0; i < files.length; i += 1) {
     const file = files[i] as CollectedFile;
     const read = await readDigest(file.absolutePath);
+    const inlineSigned = read.bytes !== null && hasInlineSignature(file.path, read.bytes);
     out.push({
       ...file,
       sha256: read.sha256,
       size: read.size,
-      inlineSigned: read.bytes !== null && hasInlineSignature(file.path, read.bytes),
+      inlineSigned,
+      ...(inlineSigned && options.keepSignedBytes === true && read.bytes !== null
+        ? { signedBytes: read.bytes }
+        : {}),
     });
-    onProgress?.(i + 1, files.length);
+    bytes += read.size;
+    onProgress?.(i + 1, files.length, bytes);
     if (i % SYNC_BATCH === SYNC_BATCH - 1)
       await new Promise<void>((resolve) => setImmediate(resolve));
   }

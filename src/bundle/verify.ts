@@ -12,18 +12,12 @@ import {
   type TrustSet,
   type Verdict,
 } from '../integrity/index.js';
-import {
-  ITEM_FOLDERS,
-  SPACE_NAMES,
-  aiDir,
-  type ItemType,
-  type SpaceName,
-  type Spaces,
-} from '../items/index.js';
+import { SPACE_NAMES, aiDir, type SpaceName, type Spaces } from '../items/index.js';
 import { decodeText, mapLimit, pathExists, readFileCapped } from '../platform/index.js';
 import { isNodeModulesPath } from './bundle-lane.js';
 import { walkBundle } from './collect.js';
-import { itemTypeOfPath, READ_CONCURRENCY, readDigest, type ProgressFn } from './hash-files.js';
+import { READ_CONCURRENCY, readDigest, type ProgressFn } from './hash-files.js';
+import { inlineSignatureFailure } from './inline-signature.js';
 import { MAX_MANIFEST_BYTES, parseManifest } from './manifest-parse.js';
 import { bundleManifestPath, comparePaths } from './manifest-path.js';
 import { manifestScopeProblem } from './manifest-scope.js';
@@ -141,11 +135,13 @@ export async function verifyBundle(input: VerifyBundleInput): Promise<BundleRepo
   const base = realpathSync(spaces[space]);
   const realDirs = new Map<string, string | null>();
   const entries = [...manifest.files];
+  const read = { bytes: 0 };
+  const onProgress = input.onProgress;
   await mapLimit(
     entries,
     READ_CONCURRENCY,
-    ([rel, entry]) => checkFile(base, rel, entry, trust, files, realDirs),
-    input.onProgress,
+    ([rel, entry]) => checkFile(base, rel, entry, trust, files, realDirs, read),
+    onProgress === undefined ? undefined : (done, total) => onProgress(done, total, read.bytes),
   );
   // A bundle made with its app dependencies is checked for files planted there too.
   const nodeModules = [...manifest.files.keys()].some(isNodeModulesPath);
@@ -243,6 +239,7 @@ async function checkFile(
   trust: TrustSet,
   files: BundleFileReport,
   realDirs: Map<string, string | null>,
+  counted: { bytes: number },
 ): Promise<void> {
   let read;
   try {
@@ -262,57 +259,19 @@ async function checkFile(
     else throw error;
     return;
   }
+  counted.bytes += read.size;
   if (!hexDigestsEqual(read.sha256, entry.sha256)) {
     files.tampered.push({ path: rel, expected: entry.sha256, actual: read.sha256 });
     return;
   }
   if (entry.inlineSigned) {
-    const failure = await inlineFailure(rel, read.bytes, trust);
+    const failure = await inlineSignatureFailure(rel, read.bytes, trust);
     if (failure !== undefined) {
       files.badSignature.push({ path: rel, ...failure });
       return;
     }
   }
   files.ok.push(rel);
-}
-
-async function inlineFailure(
-  rel: string,
-  bytes: Buffer | null,
-  trust: TrustSet,
-): Promise<{ code: ErrorCode; message: string } | undefined> {
-  const itemType = itemTypeOfPath(rel);
-  if (itemType === undefined || bytes === null) {
-    const why = bytes === null ? 'it is larger than any item' : 'it is not an item file';
-    return {
-      code: 'INTEGRITY_UNSIGNED',
-      message: `Cannot verify ${rel}: ${why}, so it cannot carry an inline signature`,
-    };
-  }
-  let text: string;
-  try {
-    text = decodeText(bytes, rel);
-  } catch (error) {
-    if (!isRyeError(error)) throw error;
-    return { code: error.code, message: error.message };
-  }
-  const result = await verifyTextAsync(text, {
-    itemType,
-    extension: rel.slice(rel.lastIndexOf('.')),
-    trust,
-    path: rel,
-    subject: { itemId: itemIdOfPath(rel, itemType), itemType },
-  });
-  return result.ok
-    ? undefined
-    : { code: result.code ?? 'INTEGRITY_BAD_SIGNATURE', message: result.message };
-}
-
-/** The id of `.ai/<type folder>/<id><ext>` (a bundle path that itemTypeOfPath typed). */
-function itemIdOfPath(rel: string, itemType: ItemType): string {
-  const inside = rel.slice(`.ai/${ITEM_FOLDERS[itemType]}/`.length);
-  const dot = inside.lastIndexOf('.');
-  return dot > inside.lastIndexOf('/') ? inside.slice(0, dot) : inside;
 }
 
 /**

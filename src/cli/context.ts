@@ -1,5 +1,12 @@
+import { homedir } from 'node:os';
+import { resolve } from 'node:path';
 import type { Command } from 'commander';
-import { resolveSpaces, type Spaces } from '../items/index.js';
+import {
+  assertProjectFolder,
+  discoverProject,
+  resolveSpaces,
+  type Spaces,
+} from '../items/index.js';
 
 /** Options every command accepts. */
 export interface CommonOptions {
@@ -19,6 +26,11 @@ export interface CliIo {
   readonly stdinIsTTY?: boolean;
   /** True when stderr is a terminal (progress bars are drawn only then). */
   readonly stderrIsTTY?: boolean;
+  /**
+   * Ask for a secret on the terminal without echoing it (the prompt goes to
+   * stderr); absent when there is no terminal to ask on.
+   */
+  readonly readSecret?: (prompt: string) => Promise<string>;
 }
 
 /** The resolved context of one command run. */
@@ -32,13 +44,30 @@ export interface CommandContext {
 export function withCommonOptions(command: Command): Command {
   return command
     .option('--json', 'print one JSON document on stdout')
-    .option('--project <dir>', 'project folder (default: the working directory)');
+    .option(
+      '--project <dir>',
+      'project folder (default: the nearest folder with .ai/ from the working directory up)',
+    );
 }
 
+/**
+ * The context of a command: `--project` must name an existing folder; without
+ * it the project is discovered upward from the working directory
+ * (`discoverProject`: stops at the home folder, the user space and the root).
+ *
+ * @throws RyeError PROJECT_NOT_FOUND
+ */
 export function contextOf(options: CommonOptions, io: CliIo): CommandContext {
-  return {
-    json: options.json === true,
-    spaces: resolveSpaces({ project: options.project, env: io.env, cwd: io.cwd }),
-    io,
-  };
+  return { json: options.json === true, spaces: spacesOf(options.project, io), io };
+}
+
+/** The spaces for a `--project` value (checked) or the discovered project. */
+export function spacesOf(project: string | undefined, io: CliIo): Spaces {
+  const spaces = resolveSpaces({ project, env: io.env, cwd: io.cwd });
+  if (project !== undefined) {
+    assertProjectFolder(spaces.project);
+    return spaces;
+  }
+  const found = discoverProject(io.cwd, [homedir(), spaces.user]);
+  return { ...spaces, project: resolve(found.path) };
 }

@@ -2,8 +2,10 @@ import { Command, CommanderError } from 'commander';
 import { escapeControlLines } from '../platform/index.js';
 import { bundleCommand } from './commands/bundle.js';
 import { cacheCommand } from './commands/cache.js';
+import { completionCommand } from './commands/completion.js';
 import { dotenvCommand } from './commands/dotenv.js';
 import { executeCommand } from './commands/execute.js';
+import { initCommand } from './commands/init.js';
 import { keysCommand } from './commands/keys.js';
 import { listCommand } from './commands/list.js';
 import { loadCommand } from './commands/load.js';
@@ -15,22 +17,26 @@ import { trustCommand } from './commands/trust.js';
 import { verifyFileCommand } from './commands/verify-file.js';
 import { verifyCommand } from './commands/verify.js';
 import type { CliIo } from './context.js';
+import { guardedWriter } from './pipe.js';
+import { readHiddenLine } from './prompt.js';
 import { errorDocument, formatJson } from './report.js';
 import { createRunner } from './runner.js';
 import { readAllCapped } from './stdin.js';
 
 const VERSION = '0.1.0';
 
-/** The process's own streams and environment. */
+/** The process's own streams and environment; output to a closed pipe is dropped quietly. */
 export function processIo(): CliIo {
+  const stderr = guardedWriter(process.stderr);
   return {
-    stdout: (text) => process.stdout.write(text),
-    stderr: (text) => process.stderr.write(text),
+    stdout: guardedWriter(process.stdout, stderr),
+    stderr,
     env: process.env,
     cwd: process.cwd(),
     stderrIsTTY: process.stderr.isTTY === true,
     stdinIsTTY: process.stdin.isTTY === true,
     readStdin: () => readAllCapped(process.stdin),
+    readSecret: (prompt) => readHiddenLine(process.stdin, stderr, prompt),
   };
 }
 
@@ -54,6 +60,7 @@ export async function main(argv: readonly string[], io: CliIo = processIo()): Pr
       '\nExit codes: 0 success, 1 operation failed, 2 usage error, 3 verification or integrity refusal.\nEvery command takes --json.',
     );
   for (const command of [
+    initCommand(io, run),
     keysCommand(io, run),
     trustCommand(io, run),
     signCommand(io, run),
@@ -68,6 +75,7 @@ export async function main(argv: readonly string[], io: CliIo = processIo()): Pr
     searchCommand(io, run),
     loadCommand(io, run),
     listCommand(io, run),
+    completionCommand(io, run),
   ]) {
     program.addCommand(command);
   }

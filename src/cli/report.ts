@@ -60,15 +60,30 @@ export function reportError(ctx: Output, error: unknown): number {
   return exitCodeFor('INTERNAL_ERROR');
 }
 
+/**
+ * One line per issue: `  - <where>: <message>`. Issues name their place as
+ * `field` (item validation) or `path` (a JSON pointer into params: `/a/0`
+ * shows as `a/0`, the root as `params`); a bare string is its own message.
+ */
 function detailLines(details: Readonly<Record<string, unknown>>): string {
   const issues = details['issues'];
   if (!Array.isArray(issues)) return '';
   return issues
-    .map(
-      (i: { field?: unknown; message?: unknown }) =>
-        `  - ${escapeControl(String(i.field ?? ''))}: ${escapeControl(String(i.message ?? ''))}\n`,
-    )
+    .map((issue: unknown) => {
+      if (typeof issue !== 'object' || issue === null)
+        return `  - ${escapeControl(String(issue))}\n`;
+      const i = issue as { field?: unknown; path?: unknown; message?: unknown };
+      const where = issueWhere(i.field ?? i.path);
+      const message = escapeControl(String(i.message ?? ''));
+      return where === '' ? `  - ${message}\n` : `  - ${escapeControl(where)}: ${message}\n`;
+    })
     .join('');
+}
+
+function issueWhere(place: unknown): string {
+  if (typeof place !== 'string') return '';
+  if (place === '/') return 'params';
+  return place.startsWith('/') ? place.slice(1).replace(/~1/g, '/').replace(/~0/g, '~') : place;
 }
 
 /** The stack's frames, without its first line (the message, printed escaped above). */

@@ -601,6 +601,20 @@ export const ERROR_CODES = {
     hint: 'The ledger attempt is unknown, reused, or not in a state that allows this step (a bug in the caller).',
   },
 
+  // Issue 12 (a newcomer's first day): project folders, `rye init`, bundle re-creation.
+  PROJECT_NOT_FOUND: {
+    class: 'usage',
+    hint: '--project names an existing project folder (the one holding .ai/); check the path, or create it with `rye init --project DIR`.',
+  },
+  PROJECT_INIT_CONFLICT: {
+    class: 'failure',
+    hint: '`rye init` creates only what is missing and never replaces a file or follows a link: move the named path away, then run it again.',
+  },
+  BUNDLE_EXISTS: {
+    class: 'failure',
+    hint: 'A manifest of this bundle version exists with other content: bump --version (published versions are immutable), or pass --force to replace it.',
+  },
+
   // Internal errors: a bug, reported with exit 1.
   INTERNAL_ERROR: {
     class: 'failure',

@@ -147,7 +147,10 @@ export async function execute(options: ExecuteOptions): Promise<ExecuteResult> {
       snapshot === null ? baseEnv : { ...baseEnv, RYE_RUNTIME_LIB: snapshot.vars.runtime_lib },
     dotenvTrust: options.trust ?? (() => loadDotenvTrust(spaces)),
     params: options.params,
-    filesVerified: [...chain.map((e) => e.path), ...deps.files.map((f) => f.absolutePath)],
+    // The tool's own file is a chain element and, walked with its folder, a dependency too.
+    filesVerified: [
+      ...new Set([...chain.map((e) => e.path), ...deps.files.map((f) => f.absolutePath)]),
+    ],
     fastPath: deps.fastPath,
     snapshot: snapshot?.layout.dir ?? null,
     filesLeftOut: deps.leftOut,

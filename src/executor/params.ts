@@ -83,7 +83,26 @@ function toIssue(error: ErrorObject): ParamsIssue {
   const escaped =
     typeof property === 'string' ? `/${property.replace(/~/g, '~0').replace(/\//g, '~1')}` : '';
   const path = `${error.instancePath}${escaped}` || '/';
-  return { path, message: error.message ?? error.keyword };
+  return { path, message: withAllowed(error, params) };
+}
+
+/** Values an enum lists at most in a message (the schema has them all). */
+const MAX_LISTED = 12;
+
+/** ajv's message, plus the allowed values of an `enum` or `const` (a user cannot guess them). */
+function withAllowed(error: ErrorObject, params: Record<string, unknown>): string {
+  const message = error.message ?? error.keyword;
+  if (error.keyword === 'const') return `must be ${shown(params['allowedValue'])}`;
+  const allowed = params['allowedValues'];
+  if (error.keyword !== 'enum' || !Array.isArray(allowed)) return message;
+  const listed = allowed.slice(0, MAX_LISTED).map(shown).join(', ');
+  const more = allowed.length > MAX_LISTED ? `, … (${allowed.length} in all)` : '';
+  return `must be one of ${listed}${more}`;
+}
+
+function shown(value: unknown): string {
+  const text = JSON.stringify(value) ?? String(value);
+  return text.length > 80 ? `${text.slice(0, 77)}...` : text;
 }
 
 function fail(source: string, message: string, issues: readonly ParamsIssue[]): never {

@@ -1,6 +1,11 @@
 import type { KeyObject } from 'node:crypto';
 import { RyeError } from '../errors/index.js';
-import { findSignatureLine, formatCommentLine, signatureLineStart } from './comment-signature.js';
+import {
+  findSignatureLine,
+  formatCommentLine,
+  locateCommentSignature,
+  signatureLineStart,
+} from './comment-signature.js';
 import { normalizeNewlines, sha256Hex } from './hash.js';
 import { signedTextFor } from './hashed-content.js';
 import { readJsonSignature, writeJsonSignature } from './json-signature.js';
@@ -17,6 +22,7 @@ import {
   encodeSignature,
   formatSignaturePayload,
   formatTimestamp,
+  tryParseSignaturePayload,
   type SignatureFields,
 } from './signature-line.js';
 
@@ -43,6 +49,11 @@ export interface SignedText {
   readonly fields: SignatureFields;
   /** Old signature lines removed (the replaced one and any stale extra ones). */
   readonly removedSignatures: number;
+  /**
+   * True when `text` is the input unchanged, byte for byte: it already carried
+   * this key's valid signature over this content, and nothing else to clean.
+   */
+  readonly unchanged: boolean;
 }
 
 /**
@@ -50,18 +61,34 @@ export interface SignedText {
  * content, and insert exactly one signature line (or `_signature` field).
  * Directives are always signed with full coverage.
  *
+ * Idempotent: when the text already carries, in its signature position, a
+ * signature by this key over this exact content (the same Ed25519 signature:
+ * it is deterministic, RFC 8032) and no provenance is asked for or present,
+ * the old timestamp is kept, so an unchanged item comes back byte for byte
+ * (`unchanged: true`) and lockfiles and bundle manifests that pin its bytes
+ * stay valid. The timestamp is not covered by the signature.
+ *
  * @throws RyeError ITEM_UNSUPPORTED_EXTENSION, or the JSON parser's code for JSON items.
  */
 export function signText(rawText: string, options: SignTextOptions): SignedText {
-  return sealText(rawText, options, (hashedText) => {
+  return sealText(rawText, options, (hashedText, existing) => {
     const contentHash = sha256Hex(hashedText);
-    const signature = signBytes(options.signer.privateKey, Buffer.from(contentHash, 'latin1'));
+    const signature = encodeSignature(
+      signBytes(options.signer.privateKey, Buffer.from(contentHash, 'latin1')),
+    );
+    const provenance = options.provenance ?? null;
+    const same =
+      existing !== undefined &&
+      existing.contentHash === contentHash &&
+      existing.fingerprint === options.signer.fingerprint &&
+      existing.signature === signature &&
+      existing.provenance === provenance;
     return {
-      timestamp: formatTimestamp(options.now ?? new Date()),
+      timestamp: same ? existing.timestamp : formatTimestamp(options.now ?? new Date()),
       contentHash,
-      signature: encodeSignature(signature),
+      signature,
       fingerprint: options.signer.fingerprint,
-      provenance: options.provenance ?? null,
+      provenance,
     };
   });
 }
@@ -107,7 +134,7 @@ function sealText(
     readonly path?: string | null;
     readonly formats?: SignatureFormatTable;
   },
-  seal: (hashedText: string) => SignatureFields,
+  seal: (hashedText: string, existing: SignatureFields | undefined) => SignatureFields,
 ): SignedText {
   const label = options.path ?? `${options.itemType} text`;
   const format = signatureFormatFor(
@@ -127,28 +154,38 @@ function sealText(
 
   if (format.kind === 'json-field') {
     const existing = readJsonSignature(text, format.field, label);
-    const fields = seal(existing.hashedText);
+    const fields = seal(
+      existing.hashedText,
+      existing.payload === null ? undefined : tryParseSignaturePayload(existing.payload),
+    );
     const signed = writeJsonSignature(text, format.field, formatSignaturePayload(fields), label);
-    return {
-      text: crlf ? signed.replace(/\n/g, '\r\n') : signed,
-      fields,
-      removedSignatures: existing.payload === null ? 0 : 1,
-    };
+    return result(rawText, crlf ? signed.replace(/\n/g, '\r\n') : signed, fields, {
+      removed: existing.payload === null ? 0 : 1,
+    });
   }
 
+  const located = locateCommentSignature(text, format);
   const { body, removed } = stripSignatureLines(text, format);
-  const fields = seal(signedTextFor(options.itemType, body));
+  const fields = seal(
+    signedTextFor(options.itemType, body),
+    located.status === 'signed' ? located.fields : undefined,
+  );
   const at = signatureLineStart(body, format);
   const signed =
     body.slice(0, at) +
     formatCommentLine(formatSignaturePayload(fields), format) +
     '\n' +
     body.slice(at);
-  return {
-    text: crlf ? signed.replace(/\n/g, '\r\n') : signed,
-    fields,
-    removedSignatures: removed,
-  };
+  return result(rawText, crlf ? signed.replace(/\n/g, '\r\n') : signed, fields, { removed });
+}
+
+function result(
+  rawText: string,
+  text: string,
+  fields: SignatureFields,
+  counts: { removed: number },
+): SignedText {
+  return { text, fields, removedSignatures: counts.removed, unchanged: text === rawText };
 }
 
 type CommentFormat = Extract<SignatureFormat, { kind: 'comment' }>;

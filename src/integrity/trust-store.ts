@@ -139,13 +139,27 @@ export async function loadExplicitTrust(paths: readonly string[]): Promise<Trust
   return trustSetOf(keys);
 }
 
-/** Read one trust file: a TOML document, or a bare PEM public key. */
+/** Extensions that always mean "a bare PEM key" (whatever the text looks like). */
+const PEM_EXTENSIONS = new Set(['.pem', '.pub', '.key', '.crt']);
+
+/**
+ * Read one trust file: a TOML document, or a bare PEM public key. A `.pem`
+ * (`.pub`, `.key`) file, or any text with a `-----BEGIN` block and no TOML
+ * `fingerprint`, is read as PEM, so a damaged key file is reported as a key
+ * error, never as TOML syntax. A private key is refused: trust takes the
+ * public half (`public_key.pem`), and a private key has no business being
+ * passed around.
+ *
+ * @throws RyeError KEY_INVALID, FILE_*, TRUST_FILE_INVALID, TRUST_FINGERPRINT_MISMATCH
+ */
 export async function readTrustFile(path: string, owner?: string): Promise<TrustedKey> {
   const text = await readTextFile(path, MAX_TRUST_FILE_BYTES);
-  if (text.includes('-----BEGIN') && !/^\s*fingerprint\s*=/m.test(text)) {
-    const info = parsePublicKey(text);
+  const pem =
+    PEM_EXTENSIONS.has(extname(path).toLowerCase()) ||
+    (text.includes('-----BEGIN') && !/^\s*fingerprint\s*=/m.test(text));
+  if (pem) {
     return {
-      ...info,
+      ...parsePemKey(text, path),
       owner: owner ?? basename(path, extname(path)),
       attestation: '',
       source: path,
@@ -153,6 +167,35 @@ export async function readTrustFile(path: string, owner?: string): Promise<Trust
   }
   const key = parseTrustToml(text, path);
   return owner === undefined ? key : { ...key, owner };
+}
+
+/** @throws RyeError KEY_INVALID naming `path` and what is wrong with it. */
+function parsePemKey(text: string, path: string): ReturnType<typeof parsePublicKey> {
+  if (/-----BEGIN [A-Z ]*PRIVATE KEY-----/.test(text)) {
+    throw new RyeError(
+      'KEY_INVALID',
+      `Cannot trust ${path}: it holds a PRIVATE key; trust the public key (public_key.pem, or \`rye keys show\` of its owner) and keep the private one secret`,
+      { path },
+    );
+  }
+  if (!/-----BEGIN [A-Z0-9 ]*PUBLIC KEY-----/.test(text)) {
+    throw new RyeError(
+      'KEY_INVALID',
+      `Cannot trust ${path}: it is not a PEM public key (no -----BEGIN PUBLIC KEY----- block)`,
+      { path },
+    );
+  }
+  try {
+    return parsePublicKey(text);
+  } catch (error) {
+    if (!isRyeError(error, 'KEY_INVALID')) throw error;
+    throw new RyeError(
+      'KEY_INVALID',
+      `Cannot trust ${path}: ${error.message.replace(/^Cannot [^:]*: /, '')}`,
+      { path, ...error.details },
+      { cause: error },
+    );
+  }
 }
 
 async function isDirectory(path: string): Promise<boolean> {

@@ -33,6 +33,10 @@ export {
   trustStores,
 } from './spaces.js';
 export type { SpaceName, Spaces, SpacesOptions } from './spaces.js';
+export { assertProjectFolder, discoverProject } from './project-discovery.js';
+export { INIT_FOLDERS, PROJECT_README, initProject } from './init-project.js';
+export type { InitResult } from './init-project.js';
+export type { DiscoveredProject } from './project-discovery.js';
 export {
   approvalsPath,
   approveProjectTrust,

@@ -22,6 +22,8 @@ export interface SignedItem {
   /** `entry` for validated items; `dependency` for helper files inside a tool's folder. */
   readonly role: 'entry' | 'dependency';
   readonly removedSignatures: number;
+  /** True when the file already carried this key's signature over this content: nothing was written. */
+  readonly unchanged: boolean;
 }
 
 /**
@@ -40,7 +42,9 @@ export async function readItemMetadata(item: ResolvedItem): Promise<ItemMetadata
 
 /**
  * Validate, then sign one item file in place (atomic write, file mode kept).
- * Nothing is written when validation fails. System space is refused.
+ * Nothing is written when validation fails. System space is refused. An item
+ * already signed by this key over its current content is left untouched, byte
+ * for byte (see `signText`), so what pins its bytes stays valid.
  *
  * @throws RyeError SPACE_READ_ONLY, VALIDATION_FAILED, METADATA_PARSE_FAILED,
  *   PARSE_UNSAFE_CONTENT, FILE_*, ITEM_UNSUPPORTED_EXTENSION
@@ -70,10 +74,18 @@ export async function signItemFile(
     path: item.path,
     ...(options.now === undefined ? {} : { now: options.now }),
   });
-  const mode = (await stat(item.path)).mode & 0o777;
-  await writeFileAtomic(item.path, signed.text, { mode });
+  if (!signed.unchanged) {
+    const mode = (await stat(item.path)).mode & 0o777;
+    await writeFileAtomic(item.path, signed.text, { mode });
+  }
   const role = metadata.kind === 'tool' && !metadata.isEntryPoint ? 'dependency' : 'entry';
-  return { item, fields: signed.fields, role, removedSignatures: signed.removedSignatures };
+  return {
+    item,
+    fields: signed.fields,
+    role,
+    removedSignatures: signed.removedSignatures,
+    unchanged: signed.unchanged,
+  };
 }
 
 /** Verify one resolved item against a trust set (a restricted key must be scoped for its id and type). */

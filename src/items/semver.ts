@@ -6,9 +6,30 @@
 const SEMVER_RE =
   /^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(?:-((?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*)(?:\.(?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*))*))?(?:\+([0-9a-zA-Z-]+(?:\.[0-9a-zA-Z-]+)*))?$/;
 
-/** True when `value` is a semantic version string. */
+/** Longest version string (the `semver` package's MAX_LENGTH). */
+const MAX_LENGTH = 256;
+
+/**
+ * True when `value` is a semantic version string that every consumer can hold:
+ * the grammar above, at most 256 characters, and every numeric identifier
+ * (major, minor, patch and numeric pre-release parts) at most
+ * Number.MAX_SAFE_INTEGER, the `semver` package's limits. So a version this
+ * accepts is one `semver` (and any tool built on it) parses and orders the
+ * same way: `99999999999999999999.0.0` is refused here, not thrown on later.
+ */
 export function isSemver(value: unknown): value is string {
-  return typeof value === 'string' && value.length <= 256 && SEMVER_RE.test(value);
+  if (typeof value !== 'string' || value.length > MAX_LENGTH) return false;
+  const m = SEMVER_RE.exec(value);
+  if (m === null) return false;
+  const numeric = [m[1], m[2], m[3], ...(m[4]?.split('.') ?? [])].filter(
+    (part): part is string => part !== undefined && NUMERIC.test(part),
+  );
+  return numeric.every(isSafeNumber);
+}
+
+/** Digits only (no leading zeros, by the grammar) and at most MAX_SAFE_INTEGER. */
+function isSafeNumber(digits: string): boolean {
+  return digits.length < 16 || (digits.length === 16 && Number(digits) <= Number.MAX_SAFE_INTEGER);
 }
 
 /**

@@ -40,6 +40,7 @@ export {
   DEFAULT_REGISTRY_URL,
   REGISTRY_ACTIONS,
   addAuthorKey,
+  removeAuthorKey,
   fetchVerifiedIndex,
   listVersions,
   logout,
@@ -71,5 +72,7 @@ export type {
   RegistryParams,
   RegistryResult,
   RegistrySession,
+  TransferProgress,
+  TransferProgressFn,
   VerifiedAnswer,
 } from './client/index.js';

@@ -103,6 +103,16 @@ export interface KeyChallengeDocument {
   readonly expires_at: string;
 }
 
+/**
+ * `DELETE /v1/keys/:fingerprint`: the key signs no new push of the account;
+ * versions it signed stay served, and the fingerprint stays the account's.
+ */
+export interface KeyRemovedDocument {
+  readonly fingerprint: string;
+  /** `removed` now, or `already_removed` before. */
+  readonly status: 'removed' | 'already_removed';
+}
+
 /** `GET /v1/versions?…`. */
 export interface VersionsDocument {
   readonly versions: readonly {

@@ -10,7 +10,7 @@ import {
   verifyBundle,
   type BundleReport,
 } from '../../src/bundle/index.js';
-import { signText, type Signer, type TrustSet } from '../../src/integrity/index.js';
+import { sha256Hex, signText, type Signer, type TrustSet } from '../../src/integrity/index.js';
 import { DIRECTIVE } from '../helpers/items.js';
 import { makeSigner } from '../helpers/keys.js';
 import { refusal } from '../helpers/refusal.js';
@@ -194,10 +194,19 @@ describe('createBundle() and verifyBundle()', () => {
 
   it('verifyBundle() catches a broken inline signature whose manifest hash matches', async () => {
     const directive = '.ai/directives/apps/task-manager/scaffold_project.md';
-    const f = await bundled((spaces) => {
-      const path = join(spaces.project, directive);
-      writeFileSync(path, readFileSync(path, 'utf8').replace('Do it.', 'Delete everything.'));
-    });
+    const f = await bundled();
+    // createBundle() refuses to vouch for a broken item, so the manifest is forged
+    // here: it lists the edited bytes, signed by the trusted key.
+    const path = join(f.spaces.project, directive);
+    writeFileSync(path, readFileSync(path, 'utf8').replace('Do it.', 'Delete everything.'));
+    const manifest = parseManifest(readFileSync(f.manifestPath, 'utf8'), f.manifestPath);
+    const files = new Map(manifest.files);
+    files.set(directive, { sha256: sha256Hex(readFileSync(path)), inlineSigned: true });
+    const body = serializeManifest({ ...manifest, files });
+    writeFileSync(
+      f.manifestPath,
+      signText(body, { itemType: 'tool', extension: '.yaml', signer: f.signer }).text,
+    );
     const report = await verify(f);
     expect(report.files.tampered).toEqual([]);
     expect(report.files.badSignature).toEqual([
@@ -233,7 +242,7 @@ describe('bundle refusals', () => {
     expect((await verify(f)).files.unlisted).toEqual(['task-manager/client/src/passwd.js']);
   });
 
-  it('createBundle() refuses includes that leave the project or enter .ai/', async () => {
+  it('createBundle() refuses includes that leave the project or enter .ai/ as usage errors', async () => {
     const spaces = makeTempSpaces();
     const { signer } = makeSigner();
     writeTaskManager(spaces, signer);
@@ -247,7 +256,7 @@ describe('bundle refusals', () => {
           signer,
         }),
       );
-      expect(error.code).toBe('BUNDLE_MANIFEST_INVALID');
+      expect(error.code).toBe('USAGE_INVALID_ARGUMENT');
     }
   });
 
@@ -368,7 +377,7 @@ describe('createBundle() and the lane rule', () => {
       'tsconfig.json',
     ]) {
       const error = await refusal(create(spaces, signer, { includes: [include] }));
-      expect(error.code, include).toBe('BUNDLE_MANIFEST_INVALID');
+      expect(error.code, include).toBe('USAGE_INVALID_ARGUMENT');
       expect(error.message, include).toContain(include);
     }
     expect(await listBundles(spaces)).toEqual([]);
@@ -378,7 +387,7 @@ describe('createBundle() and the lane rule', () => {
     const f = await bundled();
     f.spaces.write('task-manager/node_modules/dep/dist/index.js', 'module.exports = 2;\n');
     f.spaces.write('task-manager/node_modules/.package-lock.json', '{}\n');
-    const created = await create(f.spaces, f.signer, { includeNodeModules: true });
+    const created = await create(f.spaces, f.signer, { includeNodeModules: true, force: true });
     const modules = [...created.manifest.files.keys()].filter((p) => p.includes('node_modules'));
     expect(modules).toEqual([
       'task-manager/node_modules/dep/dist/index.js',

@@ -111,8 +111,9 @@ describe('rye bundle and the lane rule', () => {
         include,
         '--json',
       );
-      expect(res.code, include).toBe(3);
-      expect(errorCode(res), include).toBe('BUNDLE_MANIFEST_INVALID');
+      // The include is command-line input: a usage error (exit 2), not a hostile manifest.
+      expect(res.code, include).toBe(2);
+      expect(errorCode(res), include).toBe('USAGE_INVALID_ARGUMENT');
     }
     expect(existsSync(join(p.project, MANIFEST))).toBe(false);
   });

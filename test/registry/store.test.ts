@@ -220,9 +220,35 @@ describe.each([
     );
     expect(error.details).toEqual({ fingerprint });
     expect(await store.listKeys(alice.id)).toEqual([
-      { fingerprint, publicKey: pem, accountId: alice.id, username: alice.username, addedAt: 't1' },
+      {
+        fingerprint,
+        publicKey: pem,
+        accountId: alice.id,
+        username: alice.username,
+        addedAt: 't1',
+        removedAt: null,
+      },
     ]);
     expect(await store.listKeys(bob.id)).toEqual([]);
+  });
+
+  it('removeKey() marks a key removed, keeps it bound, and addKey() restores it', async () => {
+    const alice = await store.createAccount(unique('alice'), 'h', 't0');
+    const bob = await store.createAccount(unique('bob'), 'h', 't0');
+    const fingerprint = unique('fp');
+    const pem = '-----BEGIN PUBLIC KEY-----\nAAAA\n-----END PUBLIC KEY-----\n';
+    await store.addKey(alice.id, fingerprint, pem, 't1');
+    expect(await store.removeKey(bob.id, fingerprint, 't2')).toBe('not_found');
+    expect(await store.removeKey(alice.id, fingerprint, 't2')).toBe('removed');
+    expect(await store.removeKey(alice.id, fingerprint, 't3')).toBe('already_removed');
+    expect(await store.listKeys(alice.id)).toEqual([
+      expect.objectContaining({ fingerprint, addedAt: 't1', removedAt: 't2' }),
+    ]);
+    await rejection(store.addKey(bob.id, fingerprint, pem, 't4'), 'REGISTRY_KEY_TAKEN');
+    expect(await store.addKey(alice.id, fingerprint, pem, 't5')).toBe('added');
+    expect(await store.listKeys(alice.id)).toEqual([
+      expect.objectContaining({ fingerprint, addedAt: 't5', removedAt: null }),
+    ]);
   });
 
   it('stores blobs by address, idempotently, and re-hashes them on read', async () => {
@@ -482,7 +508,7 @@ describe.each([
     } finally {
       await second.close();
     }
-    expect(await backend.migrationVersions()).toEqual([1, 2]);
+    expect(await backend.migrationVersions()).toEqual([1, 2, 3]);
   });
 
   it('migrates once when two instances open a fresh store at the same time', async () => {
@@ -493,7 +519,7 @@ describe.each([
       await stores[0].createAccount(username, 'h', 't0');
       expect((await stores[1].findAccount(username))?.username).toBe(username);
       await Promise.all(stores.map((s) => s.close()));
-      expect(await fresh.migrationVersions()).toEqual([1, 2]);
+      expect(await fresh.migrationVersions()).toEqual([1, 2, 3]);
     } finally {
       await fresh.cleanup();
     }

@@ -11,6 +11,7 @@ type CreateOptions = CommonOptions & {
   include: string[];
   exclude?: string[];
   includeNodeModules?: boolean;
+  force?: boolean;
 };
 
 /** `rye bundle create|verify|inspect|list` — the same code as the bundler tool. */
@@ -39,6 +40,7 @@ export function bundleCommand(io: CliIo, run: Runner): Command {
       '--include-node-modules',
       "list every file of the app folders' node_modules (else the app must not load any)",
     )
+    .option('--force', 'replace a manifest of the same version that lists other content')
     .action((bundleId: string, options: CreateOptions) =>
       run(options, async () => {
         const ctx = contextOf(options, io);
@@ -57,12 +59,16 @@ export function bundleCommand(io: CliIo, run: Runner): Command {
               include: options.include,
               ...(options.exclude === undefined ? {} : { exclude: options.exclude }),
               include_node_modules: options.includeNodeModules === true,
+              force: options.force === true,
             },
             { onProgress: bar.report },
           )
           .finally(bar.done);
+        const verb = { created: 'Created', replaced: 'Replaced', unchanged: 'Unchanged' }[
+          String(result['status']) as 'created' | 'replaced' | 'unchanged'
+        ];
         emit(ctx, result, [
-          `Created ${String(result['path'])}: ${String(result['files'])} files, ${String(result['bytes'])} bytes`,
+          `${verb} ${String(result['path'])}: ${String(result['files'])} files, ${String(result['bytes'])} bytes${result['status'] === 'unchanged' ? ' (the manifest in place already lists exactly these; kept as it is)' : ''}`,
         ]);
         return 0;
       }),

@@ -12,7 +12,7 @@ import {
 
 type CredentialOptions = RegistryCliOptions & { username: string; passwordStdin?: boolean };
 
-/** `rye registry signup|login|logout|whoami|keys add|keys list|pin`. */
+/** `rye registry signup|login|logout|whoami|keys add|keys remove|keys list|pin`. */
 export function addAccountCommands(registry: Command, io: CliIo, run: Runner): void {
   for (const mode of ['signup', 'login'] as const) {
     withRegistryOptions(registry.command(mode))
@@ -22,10 +22,15 @@ export function addAccountCommands(registry: Command, io: CliIo, run: Runner): v
           : 'log in and save a token for this registry (in <user>/.ai/registry, mode 0600)',
       )
       .requiredOption('--username <name>', 'username: 2-39 characters [a-z0-9_-]')
-      .option('--password-stdin', 'read the password from standard input')
+      .option(
+        '--password-stdin',
+        'read the password from standard input (for scripts; on a terminal you are asked)',
+      )
       .action((options: CredentialOptions) =>
         run(options, async () => {
-          const password = await readPassword(io, options.passwordStdin);
+          const password = await readPassword(io, options.passwordStdin, {
+            confirm: mode === 'signup',
+          });
           const { ctx, session } = await registryContext(options, io);
           const result = await (
             await registryClient()
@@ -81,6 +86,22 @@ export function addAccountCommands(registry: Command, io: CliIo, run: Runner): v
         const result = await (await registryClient()).addAuthorKey(session);
         emit(ctx, result, [
           `${result['status'] === 'added' ? 'Registered' : 'Already registered:'} key ${String(result['fingerprint'])} on ${session.endpoint.url}`,
+        ]);
+        return 0;
+      }),
+    );
+  withRegistryOptions(keys.command('remove'))
+    .description(
+      'remove an author key from your account (default: yours): it signs no new push; what it signed stays published',
+    )
+    .argument('[fingerprint]', 'the key to remove (default: your key in <user>/.ai/keys)')
+    .action((fingerprint: string | undefined, options: RegistryCliOptions) =>
+      run(options, async () => {
+        const { ctx, session } = await registryContext(options, io);
+        const result = await (await registryClient()).removeAuthorKey(session, fingerprint);
+        emit(ctx, result, [
+          `${result['status'] === 'removed' ? 'Removed' : 'Already removed:'} key ${String(result['fingerprint'])} from your account on ${session.endpoint.url}`,
+          '  pushes signed by it are refused; versions it signed stay published; `rye registry keys add` registers it again',
         ]);
         return 0;
       }),

@@ -37,33 +37,52 @@ export async function registryContext(
 }
 
 /**
- * The password given on stdin (`--password-stdin`), one trailing newline
- * removed. Passwords are never taken from argv, where other users can see them.
+ * The account password: from standard input with `--password-stdin` (one
+ * trailing newline removed; for scripts), else asked on the terminal without
+ * echo (twice for `confirm`, i.e. signup). Passwords are never taken from
+ * argv, where other users can see them.
  *
- * @throws RyeError USAGE_INVALID_ARGUMENT
+ * @throws RyeError USAGE_INVALID_ARGUMENT (no terminal and no --password-stdin,
+ *   an empty password, two entries that differ, a cancelled prompt)
  */
-export async function readPassword(io: CliIo, passwordStdin: boolean | undefined): Promise<string> {
-  if (passwordStdin !== true) {
+export async function readPassword(
+  io: CliIo,
+  passwordStdin: boolean | undefined,
+  options: { readonly confirm?: boolean } = {},
+): Promise<string> {
+  if (passwordStdin === true) return passwordFromStdin(io);
+  if (io.stdinIsTTY !== true || io.readSecret === undefined) {
     throw new RyeError(
       'USAGE_INVALID_ARGUMENT',
-      'Cannot read the password: pass --password-stdin and write it on standard input, e.g. `printf %s "$PW" | rye registry login --username U --password-stdin`',
+      'Cannot read the password: standard input is not a terminal to ask on; pass --password-stdin and write it there, e.g. `printf %s "$PW" | rye registry login --username U --password-stdin`',
       {},
     );
   }
-  if (io.stdinIsTTY === true || io.readStdin === undefined) {
+  const password = await io.readSecret('Password: ');
+  if (password === '') throw emptyPassword();
+  if (options.confirm === true && (await io.readSecret('Repeat the password: ')) !== password) {
     throw new RyeError(
       'USAGE_INVALID_ARGUMENT',
-      'Cannot read the password: --password-stdin needs the password piped on standard input, not a terminal',
-      {},
-    );
-  }
-  const password = (await io.readStdin()).replace(/\r?\n$/, '');
-  if (password === '') {
-    throw new RyeError(
-      'USAGE_INVALID_ARGUMENT',
-      'Cannot read the password: standard input was empty',
+      'Cannot read the password: the two entries differ; nothing was sent',
       {},
     );
   }
   return password;
+}
+
+async function passwordFromStdin(io: CliIo): Promise<string> {
+  if (io.stdinIsTTY === true || io.readStdin === undefined) {
+    throw new RyeError(
+      'USAGE_INVALID_ARGUMENT',
+      'Cannot read the password: --password-stdin needs the password piped on standard input, not a terminal (leave the option out to be asked)',
+      {},
+    );
+  }
+  const password = (await io.readStdin()).replace(/\r?\n$/, '');
+  if (password === '') throw emptyPassword();
+  return password;
+}
+
+function emptyPassword(): RyeError {
+  return new RyeError('USAGE_INVALID_ARGUMENT', 'Cannot read the password: it is empty', {});
 }

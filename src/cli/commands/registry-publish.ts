@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
-import type { RegistryParams } from '../../registry/index.js';
+import type { RegistryParams, TransferProgressFn } from '../../registry/index.js';
 import { contextOf, type CliIo } from '../context.js';
+import { progressBar, type ProgressBar } from '../progress.js';
 import { emit } from '../report.js';
 import type { Runner } from '../runner.js';
 import { addBrowseCommands } from './registry-browse.js';
@@ -25,13 +26,16 @@ export function addPublishCommands(registry: Command, io: CliIo, run: Runner): v
   const action = (options: PublishOptions, params: RegistryParams) =>
     run(options, async () => {
       const ctx = contextOf(options, io);
+      const bar = progressBar(io, '', !ctx.json);
       const result = await (
         await registryClient()
-      ).runRegistryAction(
-        ctx.spaces,
-        { ...params, registry: options.registry, version: options.version },
-        { env: io.env },
-      );
+      )
+        .runRegistryAction(
+          ctx.spaces,
+          { ...params, registry: options.registry, version: options.version },
+          { env: io.env, onProgress: transferBar(bar) },
+        )
+        .finally(bar.done);
       emit(ctx, result, humanLines(result));
       return 0;
     });
@@ -91,6 +95,20 @@ export function addPublishCommands(registry: Command, io: CliIo, run: Runner): v
     );
 
   addBrowseCommands(registry, io, run);
+}
+
+const PHASE_LABELS = { verify: 'verifying', upload: 'uploading', download: 'downloading' };
+
+/** A bundle transfer drawn on a progress bar: one labelled bar per phase. */
+function transferBar(bar: ProgressBar): TransferProgressFn {
+  let phase: string | null = null;
+  return (p) => {
+    if (p.phase !== phase) {
+      phase = p.phase;
+      bar.phase(PHASE_LABELS[p.phase]);
+    }
+    bar.report(p.files, p.filesTotal, p.bytes, p.bytesTotal);
+  };
 }
 
 /** The human summary of a push or pull result. */

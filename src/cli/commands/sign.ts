@@ -34,6 +34,7 @@ export function signCommand(io: CliIo, run: Runner): Command {
             space,
           });
           const { signed, failed, self_trusted: trustedAt, stale_lockfiles: stale } = report;
+          const unchanged = signed.filter((s) => s.unchanged).length;
           if (!ctx.json)
             for (const f of failed)
               reportError(
@@ -43,7 +44,7 @@ export function signCommand(io: CliIo, run: Runner): Command {
           emit(ctx, report, [
             ...signed.map(
               (s) =>
-                `signed  ${s.item_id}${extname(s.path)}${s.role === 'dependency' ? '  (dependency)' : ''}`,
+                `${s.unchanged ? 'unchanged' : 'signed'}  ${s.item_id}${extname(s.path)}${s.role === 'dependency' ? '  (dependency)' : ''}`,
             ),
             ...failed.map((f) => `failed  ${f.item_id}${extname(f.path)}`),
             ...(trustedAt === null
@@ -52,7 +53,7 @@ export function signCommand(io: CliIo, run: Runner): Command {
             ...stale.map(
               (l) => `stale   ${l.path} pins ${l.pins}: run \`rye lock update ${l.tool_id}\``,
             ),
-            `Signed ${signed.length}, failed ${failed.length} (key ${report.fingerprint})`,
+            `Signed ${signed.length}${unchanged === 0 ? '' : ` (${unchanged} already signed, unchanged)`}, failed ${failed.length} (key ${report.fingerprint})`,
           ]);
           return failed.length === 0 ? 0 : 1;
         }),

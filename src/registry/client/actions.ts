@@ -6,6 +6,7 @@ import { RyeError } from '../../errors/index.js';
 import { resolveSpaces, type Spaces } from '../../items/index.js';
 import { search } from './browse.js';
 import type { FetchFn } from './http.js';
+import type { TransferProgressFn } from './progress.js';
 import { pullBundle } from './pull-bundle.js';
 import { pullItem } from './pull-item.js';
 import { pushBundle } from './push-bundle.js';
@@ -41,6 +42,8 @@ export interface RegistryActionOptions {
   /** Environment for RYE_REGISTRY_URL, RYE_REGISTRY_TOKEN (and spaces, when `project` is a path). */
   readonly env?: Env;
   readonly fetch?: FetchFn;
+  /** Told how push_bundle and pull_bundle go (the CLI draws a bar on a terminal). */
+  readonly onProgress?: TransferProgressFn;
 }
 
 /**
@@ -89,12 +92,17 @@ export async function runRegistryAction(
         force,
       });
     case 'push_bundle':
-      return pushBundle(session, { bundleId: required(params.bundle_id, 'bundle_id'), namespace });
+      return pushBundle(session, {
+        bundleId: required(params.bundle_id, 'bundle_id'),
+        namespace,
+        onProgress: options.onProgress,
+      });
     case 'pull_bundle':
       return pullBundle(session, {
         ref: required(params.bundle_id, 'bundle_id'),
         version,
         force,
+        onProgress: options.onProgress,
       });
     case 'search':
       return search(session, {

@@ -1,13 +1,17 @@
 /**
  * `rye registry keys add`: register the user's author key with proof of
- * possession (src/registry/key-proof.ts).
+ * possession (src/registry/key-proof.ts); `rye registry keys remove`.
  */
 import { RyeError } from '../../errors/index.js';
 import { readSigner } from '../../integrity/index.js';
 import { keyDir } from '../../items/index.js';
 import { signKeyProof } from '../key-proof.js';
 import { requireToken } from './credentials.js';
-import { parseFingerprintDocument, parseKeyChallengeDocument } from './documents.js';
+import {
+  parseFingerprintDocument,
+  parseKeyChallengeDocument,
+  parseKeyRemovedDocument,
+} from './documents.js';
 import { badResponse } from './http.js';
 import { pinnedRegistryKey } from './registry-key.js';
 import type { RegistrySession } from './session.js';
@@ -73,5 +77,52 @@ export async function addAuthorKey(
     registry: url,
     fingerprint: signer.fingerprint,
     status: status === 201 ? 'added' : 'already_registered',
+  };
+}
+
+/**
+ * Remove an author key from the account (default: the user's own key, from
+ * `<user>/.ai/keys/`): the registry accepts no new push signed by it, keeps
+ * serving what it signed, and keeps the fingerprint bound to the account
+ * (`rye registry keys add` makes it active again). Needs only the token.
+ *
+ * @throws RyeError REGISTRY_AUTH_REQUIRED, USAGE_INVALID_ARGUMENT (a malformed
+ *   fingerprint), KEY_NOT_FOUND / KEY_INVALID (no fingerprint given and no key
+ *   here; all before any network call), REGISTRY_NOT_FOUND (not a key of the
+ *   account), REGISTRY_BAD_RESPONSE, transport codes
+ */
+export async function removeAuthorKey(
+  session: RegistrySession,
+  fingerprint?: string,
+): Promise<Record<string, unknown> & { ok: true }> {
+  const { url } = session.endpoint;
+  const token = await requireToken(session.spaces, url, session.env, 'remove a key');
+  if (fingerprint !== undefined && !/^[0-9a-f]{16}$/.test(fingerprint)) {
+    throw new RyeError(
+      'USAGE_INVALID_ARGUMENT',
+      `Cannot remove key "${fingerprint.slice(0, 40)}": a fingerprint is 16 lowercase hex characters (\`rye registry keys list\` shows yours)`,
+      {},
+    );
+  }
+  const target = fingerprint ?? (await readSigner(keyDir(session.spaces))).fingerprint;
+  const { value } = await session.http.json({
+    method: 'DELETE',
+    path: `/v1/keys/${target}`,
+    token: token.token,
+  });
+  const doc = parseKeyRemovedDocument(value, url);
+  if (doc.fingerprint !== target) {
+    throw new RyeError(
+      'REGISTRY_BAD_RESPONSE',
+      `Cannot use the answer of the registry at ${url}: it removed key ${doc.fingerprint}, not ${target}`,
+      { registry: url, expected: target, actual: doc.fingerprint },
+    );
+  }
+  return {
+    ok: true,
+    action: 'keys_remove',
+    registry: url,
+    fingerprint: target,
+    status: doc.status,
   };
 }

@@ -15,6 +15,7 @@ import type {
   BundleVersionDocument,
   ItemVersionDocument,
   KeyChallengeDocument,
+  KeyRemovedDocument,
   RegistryKeyDocument,
   SearchDocument,
   SessionDocument,
@@ -134,6 +135,15 @@ export function parseFingerprintDocument(value: unknown, url: string): { fingerp
   const s = new Shape(url, 'the key answer');
   const o = s.object(value, '(top level)');
   return { fingerprint: s.string(o, 'fingerprint', '', FP) };
+}
+
+export function parseKeyRemovedDocument(value: unknown, url: string): KeyRemovedDocument {
+  const s = new Shape(url, 'the key removal answer');
+  const o = s.object(value, '(top level)');
+  return {
+    fingerprint: s.string(o, 'fingerprint', '', FP),
+    status: s.literal(o, 'status', '', ['removed', 'already_removed'] as const),
+  };
 }
 
 export function parseKeyChallengeDocument(value: unknown, url: string): KeyChallengeDocument {

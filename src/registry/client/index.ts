@@ -4,7 +4,7 @@
  * point shared by the CLI and the `rye/core/registry/registry` tool.
  */
 export { logout, openAccountSession, whoami } from './account.js';
-export { addAuthorKey } from './author-key.js';
+export { addAuthorKey, removeAuthorKey } from './author-key.js';
 export { REGISTRY_ACTIONS, runRegistryAction } from './actions.js';
 export type {
   RegistryAction,
@@ -43,6 +43,7 @@ export type { IndexPackage } from './index-state.js';
 export type { FetchFn, HttpAnswer, HttpRequest } from './http.js';
 export { knownRegistriesPath, readPin, savePin } from './pins.js';
 export type { RegistryPin } from './pins.js';
+export type { TransferProgress, TransferProgressFn } from './progress.js';
 export { pullBundle } from './pull-bundle.js';
 export type { PullBundleInput } from './pull-bundle.js';
 export { pullItem } from './pull-item.js';

@@ -31,6 +31,7 @@ import { blobPath, bundlePath } from './paths.js';
 import { conflict, holdsBytes, inspectTarget, type Target } from './project-paths.js';
 import { attestationSummary } from './pull-item.js';
 import { pinnedRegistryKey } from './registry-key.js';
+import type { TransferProgressFn } from './progress.js';
 import type { RegistrySession } from './session.js';
 import { writeAllOrNothing, type FileWrite } from './stage-files.js';
 import { BUNDLE_ITEM_TYPES, trustAuthorKey } from './trust-author.js';
@@ -44,6 +45,8 @@ export interface PullBundleInput {
   readonly ref: string;
   readonly version?: string | undefined;
   readonly force?: boolean | undefined;
+  /** Told how the downloads go. */
+  readonly onProgress?: TransferProgressFn | undefined;
 }
 
 /**
@@ -107,7 +110,7 @@ export async function pullBundle(
   if (!manifestUnchanged) refuseOverwrite(manifestTarget, input.force === true);
 
   const wanted = checked.files.filter((f) => !unchanged.has(f.path));
-  const blobs = await download(session, label, wanted);
+  const blobs = await download(session, label, wanted, input.onProgress);
   const writes: FileWrite[] = wanted.map((f) => ({
     absolute: (targets.get(f.path) as Target).absolute,
     bytes: blobs.get(f.sha256) as Buffer,
@@ -157,32 +160,47 @@ async function download(
   session: RegistrySession,
   label: string,
   files: readonly BundleFileDocument[],
+  progress: TransferProgressFn | undefined,
 ): Promise<Map<string, Buffer>> {
   const distinct = new Map<string, BundleFileDocument>();
   for (const f of files) if (!distinct.has(f.sha256)) distinct.set(f.sha256, f);
   const blobs = new Map<string, Buffer>();
-  await mapLimit([...distinct.values()], TRANSFER_CONCURRENCY, async (file) => {
-    const answer = await session.http
-      .send({
-        method: 'GET',
-        path: blobPath(file.sha256),
-        // Room for an error document, so a registry's refusal is reported as itself.
-        maxBytes: Math.max(file.size, ERROR_ANSWER_BYTES),
-        timeoutMs: BLOB_TIMEOUT_MS,
-      })
-      .catch((error: unknown) => {
-        // An answer longer than announced is bad content, not a bad protocol.
-        if (error instanceof RyeError && error.code === 'REGISTRY_BAD_RESPONSE')
-          throw blobInvalid(label, file, `more than ${file.size} bytes`, null);
-        throw error;
-      });
-    if (answer.status !== 200)
-      throw session.http.failure({ method: 'GET', path: blobPath(file.sha256) }, answer);
-    const actual = sha256Hex(answer.body);
-    if (answer.body.length !== file.size || actual !== file.sha256)
-      throw blobInvalid(label, file, `${answer.body.length} bytes hashing to ${actual}`, actual);
-    blobs.set(file.sha256, answer.body);
-  });
+  const bytesTotal = [...distinct.values()].reduce((sum, f) => sum + f.size, 0);
+  let bytes = 0;
+  const report =
+    progress === undefined
+      ? undefined
+      : (files: number, filesTotal: number) =>
+          progress({ phase: 'download', files, filesTotal, bytes, bytesTotal });
+  report?.(0, distinct.size);
+  await mapLimit(
+    [...distinct.values()],
+    TRANSFER_CONCURRENCY,
+    async (file) => {
+      const answer = await session.http
+        .send({
+          method: 'GET',
+          path: blobPath(file.sha256),
+          // Room for an error document, so a registry's refusal is reported as itself.
+          maxBytes: Math.max(file.size, ERROR_ANSWER_BYTES),
+          timeoutMs: BLOB_TIMEOUT_MS,
+        })
+        .catch((error: unknown) => {
+          // An answer longer than announced is bad content, not a bad protocol.
+          if (error instanceof RyeError && error.code === 'REGISTRY_BAD_RESPONSE')
+            throw blobInvalid(label, file, `more than ${file.size} bytes`, null);
+          throw error;
+        });
+      if (answer.status !== 200)
+        throw session.http.failure({ method: 'GET', path: blobPath(file.sha256) }, answer);
+      const actual = sha256Hex(answer.body);
+      if (answer.body.length !== file.size || actual !== file.sha256)
+        throw blobInvalid(label, file, `${answer.body.length} bytes hashing to ${actual}`, actual);
+      blobs.set(file.sha256, answer.body);
+      bytes += answer.body.length;
+    },
+    report,
+  );
   return blobs;
 }
 

@@ -24,6 +24,7 @@ import { TRANSFER_CONCURRENCY } from './http.js';
 import { blobPath } from './paths.js';
 import { attestationSummary } from './pull-item.js';
 import { pinnedRegistryKey } from './registry-key.js';
+import type { TransferProgressFn } from './progress.js';
 import type { RegistrySession } from './session.js';
 import { verifyAnswer } from './verify-answer.js';
 
@@ -33,6 +34,8 @@ const BLOB_TIMEOUT_MS = 300_000;
 export interface PushBundleInput {
   readonly bundleId: string;
   readonly namespace?: string | undefined;
+  /** Told how the local verification and the uploads go. */
+  readonly onProgress?: TransferProgressFn | undefined;
 }
 
 /**
@@ -62,7 +65,18 @@ export async function pushBundle(
   }
   const text = await readTextFile(path, MAX_MANIFEST_BYTES);
   const { trust } = await loadSpaceTrust(spaces);
-  const report = await verifyBundle({ spaces, bundleId, trust });
+  const progress = input.onProgress;
+  const report = await verifyBundle({
+    spaces,
+    bundleId,
+    trust,
+    ...(progress === undefined
+      ? {}
+      : {
+          onProgress: (files: number, filesTotal: number, bytes?: number) =>
+            progress({ phase: 'verify', files, filesTotal, bytes: bytes ?? 0, bytesTotal: null }),
+        }),
+  });
   assertPublishable(report, path);
   const manifest = parseManifest(text, path);
   const local = verifyText(text, { itemType: 'tool', extension: '.yaml', trust: trustSetOf([]) });
@@ -77,32 +91,44 @@ export async function pushBundle(
     if (!byHash.has(entry.sha256)) byHash.set(entry.sha256, rel);
   let uploaded = 0;
   let bytesUploaded = 0;
-  await mapLimit([...byHash], TRANSFER_CONCURRENCY, async ([sha256, rel]) => {
-    const head = await session.http.send({ method: 'HEAD', path: blobPath(sha256) });
-    if (head.status === 200) return;
-    if (head.status !== 404)
-      throw session.http.failure({ method: 'HEAD', path: blobPath(sha256) }, head);
-    const bytes = await readFileCapped(
-      join(spaces.project, ...rel.split('/')),
-      MAX_PULL_BUNDLE_BYTES,
-    );
-    if (sha256Hex(bytes) !== sha256) {
-      throw new RyeError(
-        'BUNDLE_VERIFY_FAILED',
-        `Cannot push bundle ${bundleId}: ${rel} changed while it was being uploaded`,
-        { path: rel, expected: sha256 },
+  const blobs = [...byHash];
+  const uploadProgress =
+    progress === undefined
+      ? undefined
+      : (files: number, filesTotal: number) =>
+          progress({ phase: 'upload', files, filesTotal, bytes: bytesUploaded, bytesTotal: null });
+  uploadProgress?.(0, blobs.length);
+  await mapLimit(
+    blobs,
+    TRANSFER_CONCURRENCY,
+    async ([sha256, rel]) => {
+      const head = await session.http.send({ method: 'HEAD', path: blobPath(sha256) });
+      if (head.status === 200) return;
+      if (head.status !== 404)
+        throw session.http.failure({ method: 'HEAD', path: blobPath(sha256) }, head);
+      const bytes = await readFileCapped(
+        join(spaces.project, ...rel.split('/')),
+        MAX_PULL_BUNDLE_BYTES,
       );
-    }
-    await session.http.ok({
-      method: 'PUT',
-      path: blobPath(sha256),
-      bytes,
-      token: token.token,
-      timeoutMs: BLOB_TIMEOUT_MS,
-    });
-    uploaded += 1;
-    bytesUploaded += bytes.length;
-  });
+      if (sha256Hex(bytes) !== sha256) {
+        throw new RyeError(
+          'BUNDLE_VERIFY_FAILED',
+          `Cannot push bundle ${bundleId}: ${rel} changed while it was being uploaded`,
+          { path: rel, expected: sha256 },
+        );
+      }
+      await session.http.ok({
+        method: 'PUT',
+        path: blobPath(sha256),
+        bytes,
+        token: token.token,
+        timeoutMs: BLOB_TIMEOUT_MS,
+      });
+      uploaded += 1;
+      bytesUploaded += bytes.length;
+    },
+    uploadProgress,
+  );
 
   const { status, value } = await session.http.json({
     method: 'POST',

@@ -2,10 +2,18 @@ import { RyeError } from '../../errors/index.js';
 import { parsePublicKey, trustSetOf, type TrustSet } from '../../integrity/index.js';
 import type { RegistryStore } from './store/index.js';
 
+/** The keys an account may push with, and the ones it removed (named in refusals). */
+export interface AccountKeys {
+  readonly trust: TrustSet;
+  /** Fingerprints the account registered and then removed. */
+  readonly removed: readonly string[];
+}
+
 /**
  * Authors' registered public keys. A fingerprint names one key for ever (one
- * account per fingerprint, keys are never removed), so fingerprint → PEM is
- * cached in memory and a pull never asks the store twice.
+ * account per fingerprint; a removed key keeps its row, so the versions it
+ * signed are still served), so fingerprint → PEM is cached in memory and a
+ * pull never asks the store twice.
  */
 export class AuthorKeys {
   private readonly pems = new Map<string, string>();
@@ -41,14 +49,24 @@ export class AuthorKeys {
     return found;
   }
 
-  /** Every key registered to an account, as a trust set for verifying its pushes. */
-  async trustOf(accountId: number, username: string): Promise<TrustSet> {
+  /**
+   * The account's active keys as a trust set for verifying its pushes (a
+   * removed key signs nothing new), and the fingerprints it removed.
+   */
+  async keysOf(accountId: number, username: string): Promise<AccountKeys> {
     const keys = await this.store.listKeys(accountId);
-    return trustSetOf(
-      keys.map((k) => {
-        this.remember(k.fingerprint, k.publicKey);
-        return { ...parsePublicKey(k.publicKey), owner: username, attestation: '', source: null };
-      }),
-    );
+    for (const k of keys) this.remember(k.fingerprint, k.publicKey);
+    const active = keys.filter((k) => k.removedAt === null);
+    return {
+      trust: trustSetOf(
+        active.map((k) => ({
+          ...parsePublicKey(k.publicKey),
+          owner: username,
+          attestation: '',
+          source: null,
+        })),
+      ),
+      removed: keys.filter((k) => k.removedAt !== null).map((k) => k.fingerprint),
+    };
   }
 }

@@ -8,8 +8,8 @@ import {
   verifyText,
   type ItemType,
   type SignatureFields,
-  type TrustSet,
 } from '../../integrity/index.js';
+import type { AccountKeys } from './author-keys.js';
 
 /** What is being pushed: the item type and extension select the signature format. */
 export interface SignedContent {
@@ -27,23 +27,18 @@ export interface SignedContent {
  * whose signature covers only its `<directive>` span is refused too.
  *
  * @throws RyeError REGISTRY_AUTHOR_KEY_UNKNOWN (signed by a key the account has
- *   not registered), REGISTRY_SIGNATURE_INVALID (unsigned, edited after signing,
- *   bad signature, malformed, partial coverage)
+ *   not registered, or removed; the message says which keys are registered),
+ *   REGISTRY_SIGNATURE_INVALID (unsigned, edited after signing, bad signature,
+ *   malformed, partial coverage)
  */
-export function checkAuthorSignature(content: SignedContent, trust: TrustSet): SignatureFields {
+export function checkAuthorSignature(content: SignedContent, keys: AccountKeys): SignatureFields {
   const result = verifyText(content.text, {
     itemType: content.itemType,
     extension: content.extension,
-    trust,
+    trust: keys.trust,
     path: content.label,
   });
-  if (result.verdict === 'untrusted_key') {
-    throw new RyeError(
-      'REGISTRY_AUTHOR_KEY_UNKNOWN',
-      `Cannot publish ${content.label}: it is signed by key ${result.fingerprint ?? '?'}, which is not registered to your account; run rye registry keys add`,
-      { fingerprint: result.fingerprint },
-    );
-  }
+  if (result.verdict === 'untrusted_key') throw unknownKey(content.label, result.fingerprint, keys);
   if (!result.ok) {
     throw new RyeError(
       'REGISTRY_SIGNATURE_INVALID',
@@ -72,6 +67,36 @@ export function checkAuthorSignature(content: SignedContent, trust: TrustSet): S
     );
   }
   return fields;
+}
+
+/**
+ * The refusal for content signed by a key the account cannot push with. Three
+ * cases read differently: a key it removed, another key while it has keys
+ * registered (re-sign, or register that key), and no key registered at all.
+ */
+function unknownKey(label: string, fingerprint: string | null, keys: AccountKeys): RyeError {
+  const key = fingerprint ?? '?';
+  const registered = [...keys.trust.keys()];
+  const details = { fingerprint, registered };
+  if (fingerprint !== null && keys.removed.includes(fingerprint)) {
+    return new RyeError(
+      'REGISTRY_AUTHOR_KEY_UNKNOWN',
+      `Cannot publish ${label}: it is signed by key ${key}, which you removed from your account; re-sign it with a registered key${registered.length === 0 ? '' : ` (${registered.join(', ')})`}, or register ${key} again with \`rye registry keys add\``,
+      details,
+    );
+  }
+  if (registered.length > 0) {
+    return new RyeError(
+      'REGISTRY_AUTHOR_KEY_UNKNOWN',
+      `Cannot publish ${label}: it is signed by key ${key}, not by a key registered to your account (${registered.join(', ')}); re-sign it with your key (\`rye sign\`), or register ${key} from the key pair that holds it with \`rye registry keys add\``,
+      details,
+    );
+  }
+  return new RyeError(
+    'REGISTRY_AUTHOR_KEY_UNKNOWN',
+    `Cannot publish ${label}: it is signed by key ${key}, and your account has no registered key; run \`rye registry keys add\``,
+    details,
+  );
 }
 
 /** The signature fields of a verified text (comment line or JSON field). */

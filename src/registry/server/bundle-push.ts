@@ -48,10 +48,10 @@ export async function pushBundle(
   const label = `${namespace}/${bundleId} manifest`;
   const release = await ctx.quotas.claim(token, bytes + PROVENANCE_ALLOWANCE, label);
   try {
-    const trust = await ctx.authorKeys.trustOf(token.accountId, token.username);
+    const keys = await ctx.authorKeys.keysOf(token.accountId, token.username);
     const signAs = { itemType: 'tool', extension: '.yaml' } as const;
     // UNTRUSTED INPUT: authenticated before any parser reads it.
-    const author = checkAuthorSignature({ text, ...signAs, label }, trust);
+    const author = checkAuthorSignature({ text, ...signAs, label }, keys);
     await yieldToLoop();
     const manifest = parsePushedManifest(text, label);
     if (manifest.bundle.id !== bundleId) {

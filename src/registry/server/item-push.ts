@@ -75,9 +75,9 @@ export async function pushItem(
   // The stored file is the content plus the registry's provenance suffix.
   const release = await ctx.quotas.claim(token, bytes + PROVENANCE_ALLOWANCE, label);
   try {
-    const trust = await ctx.authorKeys.trustOf(token.accountId, token.username);
+    const keys = await ctx.authorKeys.keysOf(token.accountId, token.username);
     // UNTRUSTED INPUT: authenticated before any parser reads it.
-    const author = checkAuthorSignature({ text: content, itemType, extension, label }, trust);
+    const author = checkAuthorSignature({ text: content, itemType, extension, label }, keys);
     await yieldToLoop();
     const unsigned = bodyWithoutSignature(content, itemType, extension);
     const metadata = await extractMetadata(itemType, extension, unsigned, label);

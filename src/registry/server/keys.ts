@@ -2,16 +2,19 @@ import type { Hono, MiddlewareHandler } from 'hono';
 import { RyeError } from '../../errors/index.js';
 import { formatTimestamp, parsePublicKey } from '../../integrity/index.js';
 import { KEY_CHALLENGE_RE, keyProofVerifies } from '../key-proof.js';
-import type { KeyChallengeDocument, WhoamiDocument } from '../wire.js';
+import type { KeyChallengeDocument, KeyRemovedDocument, WhoamiDocument } from '../wire.js';
 import { requireToken } from './auth.js';
 import { readJsonFields, stringField, type Fields } from './body.js';
 import type { RegistryEnv, ServerContext } from './context.js';
+import { invalidRequest, notFound } from './errors.js';
 import { KeyChallenges } from './key-challenges.js';
 
 /** An SPKI PEM of an Ed25519 key is ~113 bytes; this leaves room for comments and CRLFs. */
 const MAX_PEM_LENGTH = 4096;
 
-/** `GET /v1/whoami`, `POST /v1/keys/challenge`, `POST /v1/keys`. */
+const FINGERPRINT_RE = /^[0-9a-f]{16}$/;
+
+/** `GET /v1/whoami`, `POST /v1/keys/challenge`, `POST /v1/keys`, `DELETE /v1/keys/:fingerprint`. */
 export function addKeyRoutes(
   app: Hono<RegistryEnv>,
   ctx: ServerContext,
@@ -27,7 +30,9 @@ export function addKeyRoutes(
     const document: WhoamiDocument = {
       username: token.username,
       token_id: token.tokenId,
-      keys: keys.map((k) => ({ fingerprint: k.fingerprint, added_at: k.addedAt })),
+      keys: keys
+        .filter((k) => k.removedAt === null)
+        .map((k) => ({ fingerprint: k.fingerprint, added_at: k.addedAt })),
     };
     return c.json(document);
   });
@@ -74,6 +79,20 @@ export function addKeyRoutes(
     );
     ctx.authorKeys.remember(info.fingerprint, info.publicKeyPem);
     return c.json({ fingerprint: info.fingerprint }, outcome === 'added' ? 201 : 200);
+  });
+
+  // Removing needs only the account's token, like revoking a token: a lost or
+  // leaked key must be stoppable by its owner without the key itself.
+  app.delete('/v1/keys/:fingerprint', auth, async (c) => {
+    const token = c.get('token');
+    const fingerprint = c.req.param('fingerprint');
+    if (!FINGERPRINT_RE.test(fingerprint))
+      throw invalidRequest('Cannot remove the key: a fingerprint is 16 lowercase hex characters');
+    const outcome = await store.removeKey(token.accountId, fingerprint, formatTimestamp(ctx.now()));
+    if (outcome === 'not_found')
+      throw notFound(`Cannot remove key ${fingerprint}: it is not registered to your account`);
+    const document: KeyRemovedDocument = { fingerprint, status: outcome };
+    return c.json(document);
   });
 }
 

@@ -31,6 +31,8 @@ export interface SignReport {
     readonly path: string;
     readonly role: string;
     readonly content_hash: string;
+    /** Already signed by this key over this content: the file was left byte for byte. */
+    readonly unchanged: boolean;
   }[];
   readonly failed: readonly {
     readonly item_type: ItemType;
@@ -74,14 +76,16 @@ export async function signOperation(
     }
   }
   const trustedAt = signed.length > 0 ? await ensureSelfTrusted(ctx.spaces, signer) : null;
-  // Lockfiles pinning what was just signed are stale now; say so where the signing happens.
+  // Lockfiles pinning what was just re-signed are stale now; say so where the signing
+  // happens. An unchanged item kept its bytes: nothing pinning it went stale.
+  const rewritten = signed.filter((s) => !s.unchanged);
   const stale =
-    request.itemType === 'tool' && signed.length > 0
+    request.itemType === 'tool' && rewritten.length > 0
       ? await (
           await import('../../lockfile/index.js')
         ).lockfilesAffectedBy(
           ctx.spaces,
-          signed.map((s) => s.item),
+          rewritten.map((s) => s.item),
         )
       : [];
   return {
@@ -95,6 +99,7 @@ export async function signOperation(
       path: s.item.path,
       role: s.role,
       content_hash: s.fields.contentHash,
+      unchanged: s.unchanged,
     })),
     failed: failed.map((f) => ({
       item_type: f.item.itemType,

@@ -162,8 +162,23 @@ CREATE TABLE index_seq (
 INSERT INTO index_seq (id, value) VALUES (1, 1);
 `;
 
+/**
+ * `rye registry keys remove` (issue 12): a removed author key no longer signs
+ * new pushes, but its row stays: the versions it signed are still served with
+ * its public key, and its fingerprint stays bound to the account (nobody else
+ * can register it). Registering it again clears the mark.
+ */
+const keyRemovalSqlite = `ALTER TABLE author_keys ADD COLUMN removed_at TEXT;`;
+const keyRemovalPostgres = `ALTER TABLE author_keys ADD COLUMN removed_at text;`;
+
 /** Every migration, oldest first. */
 export const MIGRATIONS: readonly Migration[] = [
   { version: 1, name: 'initial schema', sqlite: initialSqlite, postgres: initialPostgres },
   { version: 2, name: 'package index seq', sqlite: indexSeqSqlite, postgres: indexSeqPostgres },
+  {
+    version: 3,
+    name: 'author key removal',
+    sqlite: keyRemovalSqlite,
+    postgres: keyRemovalPostgres,
+  },
 ];

@@ -35,8 +35,12 @@ export const SQL = {
   insertKey: `INSERT INTO author_keys (fingerprint, account_id, public_key, added_at)
     VALUES ($1, $2, $3, $4) ON CONFLICT (fingerprint) DO NOTHING`,
   keyOwner: `SELECT account_id AS "accountId" FROM author_keys WHERE fingerprint = $1`,
+  restoreKey: `UPDATE author_keys SET removed_at = NULL, added_at = $1
+    WHERE account_id = $2 AND fingerprint = $3 AND removed_at IS NOT NULL`,
+  removeKey: `UPDATE author_keys SET removed_at = $1
+    WHERE account_id = $2 AND fingerprint = $3 AND removed_at IS NULL`,
   listKeys: `SELECT k.fingerprint, k.public_key AS "publicKey", k.account_id AS "accountId",
-      a.username, k.added_at AS "addedAt"
+      a.username, k.added_at AS "addedAt", k.removed_at AS "removedAt"
     FROM author_keys k JOIN accounts a ON a.id = k.account_id
     WHERE k.account_id = $1 ORDER BY k.added_at, k.fingerprint COLLATE "C"`,
   insertBlob: `INSERT INTO blobs (sha256, size, data) VALUES ($1, $2, $3) ON CONFLICT (sha256) DO NOTHING`,

@@ -171,11 +171,18 @@ function postgresStore(pool: pg.Pool): RegistryStore {
       const inserted = await pool.query(SQL.insertKey, [fingerprint, accountId, publicKey, now]);
       if ((inserted.rowCount ?? 0) > 0) return 'added';
       const owner = await pool.query<{ accountId: number }>(SQL.keyOwner, [fingerprint]);
-      if (owner.rows[0]?.accountId === accountId) return 'exists';
-      throw keyTaken(fingerprint);
+      if (owner.rows[0]?.accountId !== accountId) throw keyTaken(fingerprint);
+      const restored = await pool.query(SQL.restoreKey, [now, accountId, fingerprint]);
+      return (restored.rowCount ?? 0) > 0 ? 'added' : 'exists';
     },
     async listKeys(accountId) {
       return (await pool.query<AuthorKeyRecord>(SQL.listKeys, [accountId])).rows;
+    },
+    async removeKey(accountId, fingerprint, now) {
+      const removed = await pool.query(SQL.removeKey, [now, accountId, fingerprint]);
+      if ((removed.rowCount ?? 0) > 0) return 'removed';
+      const owner = await pool.query<{ accountId: number }>(SQL.keyOwner, [fingerprint]);
+      return owner.rows[0]?.accountId === accountId ? 'already_removed' : 'not_found';
     },
 
     async putBlob(sha256, bytes) {

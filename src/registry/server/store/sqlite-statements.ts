@@ -40,7 +40,9 @@ export interface SqliteStatements {
   readonly findToken: Statement<[string], TokenRecord>;
   readonly revokeToken: Statement<[string, number, string]>;
   readonly insertKey: Statement<[string, number, string, string]>;
-  readonly keyOwner: Statement<[string], { accountId: number }>;
+  readonly keyOwner: Statement<[string], { accountId: number; removedAt: string | null }>;
+  readonly restoreKey: Statement<[string, number, string]>;
+  readonly removeKey: Statement<[string, number, string]>;
   readonly listKeys: Statement<[number], AuthorKeyRecord>;
   readonly insertVersion: Statement<VersionParams, { id: number }>;
   readonly insertFile: Statement<[number, string, string, number]>;
@@ -81,12 +83,20 @@ export function prepareStatements(db: Database.Database): SqliteStatements {
       `INSERT INTO author_keys (fingerprint, account_id, public_key, added_at) VALUES (?, ?, ?, ?)
        ON CONFLICT (fingerprint) DO NOTHING`,
     ),
-    keyOwner: db.prepare<[string], { accountId: number }>(
-      `SELECT account_id AS "accountId" FROM author_keys WHERE fingerprint = ?`,
+    keyOwner: db.prepare<[string], { accountId: number; removedAt: string | null }>(
+      `SELECT account_id AS "accountId", removed_at AS "removedAt" FROM author_keys WHERE fingerprint = ?`,
+    ),
+    restoreKey: db.prepare<[string, number, string]>(
+      `UPDATE author_keys SET removed_at = NULL, added_at = ?
+       WHERE account_id = ? AND fingerprint = ? AND removed_at IS NOT NULL`,
+    ),
+    removeKey: db.prepare<[string, number, string]>(
+      `UPDATE author_keys SET removed_at = ?
+       WHERE account_id = ? AND fingerprint = ? AND removed_at IS NULL`,
     ),
     listKeys: db.prepare<[number], AuthorKeyRecord>(
       `SELECT k.fingerprint, k.public_key AS "publicKey", k.account_id AS "accountId", a.username,
-         k.added_at AS "addedAt"
+         k.added_at AS "addedAt", k.removed_at AS "removedAt"
        FROM author_keys k JOIN accounts a ON a.id = k.account_id
        WHERE k.account_id = ? ORDER BY k.added_at, k.fingerprint`,
     ),

@@ -144,11 +144,17 @@ function sqliteStore(
 
     async addKey(accountId, fingerprint, publicKey, now) {
       if (st.insertKey.run(fingerprint, accountId, publicKey, now).changes > 0) return 'added';
-      if (st.keyOwner.get(fingerprint)?.accountId === accountId) return 'exists';
-      throw keyTaken(fingerprint);
+      if (st.keyOwner.get(fingerprint)?.accountId !== accountId) throw keyTaken(fingerprint);
+      return st.restoreKey.run(now, accountId, fingerprint).changes > 0 ? 'added' : 'exists';
     },
     async listKeys(accountId) {
       return st.listKeys.all(accountId);
+    },
+    async removeKey(accountId, fingerprint, now) {
+      if (st.removeKey.run(now, accountId, fingerprint).changes > 0) return 'removed';
+      return st.keyOwner.get(fingerprint)?.accountId === accountId
+        ? 'already_removed'
+        : 'not_found';
     },
 
     putBlob: (sha256, bytes) => blobs.put(sha256, bytes),

@@ -37,6 +37,8 @@ export interface AuthorKeyRecord {
   readonly accountId: number;
   readonly username: string;
   readonly addedAt: string;
+  /** ISO time the account removed the key (it signs no new push), or null while it is active. */
+  readonly removedAt: string | null;
 }
 
 /** One file of a published bundle. */
@@ -136,9 +138,10 @@ export interface RegistryStore {
   /** Revoke one token of an account; false when the account has no such token. */
   revokeToken(accountId: number, tokenId: string, now: string): Promise<boolean>;
 
-  // Author keys: one account per fingerprint.
+  // Author keys: one account per fingerprint, for ever (a removed key stays bound).
   /**
-   * @returns 'added', or 'exists' when this account already has it.
+   * @returns 'added' (new, or removed before and active again), or 'exists'
+   *   when this account already has it active.
    * @throws RyeError REGISTRY_KEY_TAKEN when another account registered it.
    */
   addKey(
@@ -147,7 +150,17 @@ export interface RegistryStore {
     publicKey: string,
     now: string,
   ): Promise<'added' | 'exists'>;
+  /** Every key of the account, removed ones included (`removedAt`), oldest first. */
   listKeys(accountId: number): Promise<AuthorKeyRecord[]>;
+  /**
+   * Mark one of the account's keys removed (the row stays).
+   * @returns 'removed', 'already_removed', or 'not_found' (not this account's key).
+   */
+  removeKey(
+    accountId: number,
+    fingerprint: string,
+    now: string,
+  ): Promise<'removed' | 'already_removed' | 'not_found'>;
 
   // Content-addressed blobs (raw bytes by SHA-256 hex).
   /**

@@ -20,6 +20,7 @@ export const CONFIG_SCHEMA = {
     include: { type: 'array', items: { type: 'string' } },
     exclude: { type: 'array', items: { type: 'string' } },
     include_node_modules: { type: 'boolean', description: "list every file of the app folders' node_modules" },
+    force: { type: 'boolean', description: 'create: replace a manifest of the same version that lists other content' },
   },
   required: ['action'],
   additionalProperties: false,

@@ -1,0 +1,43 @@
+/**
+ * Output to a pipe whose reader may be gone (`rye … | head -1`). Node reports
+ * a write to a closed pipe as an `error` event (EPIPE), which ends the process
+ * with a stack trace when nobody listens. The CLI listens: once the reader is
+ * gone, further output is dropped and the command finishes its work and exits
+ * with its own code, quietly, like the Unix tools it sits between.
+ */
+
+/** What a writer needs from a stream (process.stdout, process.stderr, a test double). */
+export interface OutputStream {
+  write(text: string): unknown;
+  on(event: 'error', listener: (error: NodeJS.ErrnoException) => void): unknown;
+  readonly destroyed?: boolean;
+  readonly writableEnded?: boolean;
+}
+
+/** Errors that mean "nobody reads this stream any more". */
+const CLOSED = new Set(['EPIPE', 'ERR_STREAM_DESTROYED', 'ERR_STREAM_WRITE_AFTER_END']);
+
+/**
+ * A writer that never throws and never crashes the process: after the stream
+ * closes (EPIPE), writes are dropped. Any other write error is reported once
+ * through `report` (e.g. on the other stream) and later writes are dropped.
+ */
+export function guardedWriter(
+  stream: OutputStream,
+  report: (message: string) => void = () => undefined,
+): (text: string) => void {
+  let closed = false;
+  stream.on('error', (error) => {
+    if (!closed && !CLOSED.has(error.code ?? ''))
+      report(`rye: cannot write output: ${error.message}\n`);
+    closed = true;
+  });
+  return (text) => {
+    if (closed || stream.destroyed === true || stream.writableEnded === true) return;
+    try {
+      stream.write(text);
+    } catch {
+      closed = true;
+    }
+  };
+}

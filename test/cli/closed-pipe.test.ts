@@ -1,0 +1,89 @@
+import { spawn } from 'node:child_process';
+import { EventEmitter } from 'node:events';
+import { describe, expect, it } from 'vitest';
+import { guardedWriter } from '../../src/cli/pipe.js';
+import { RYE_BIN } from '../helpers/cli.js';
+import { makeTempSpaces } from '../helpers/temp-space.js';
+
+/** Run rye with the read end of stdout (or stderr) closed before it writes a byte. */
+function withClosedPipe(
+  args: readonly string[],
+  env: NodeJS.ProcessEnv,
+  closed: 'stdout' | 'stderr',
+): Promise<{ code: number | null; signal: string | null; other: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [RYE_BIN, ...args], {
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const open = closed === 'stdout' ? child.stderr : child.stdout;
+    (closed === 'stdout' ? child.stdout : child.stderr).destroy();
+    let other = '';
+    open.setEncoding('utf8').on('data', (d: string) => (other += d));
+    child.on('error', reject);
+    child.on('close', (code, signal) => resolve({ code, signal, other }));
+  });
+}
+
+describe('a closed output pipe (`rye … | head -1`)', () => {
+  const commands: [string[], number][] = [
+    [['--help'], 0],
+    [['trust', 'list'], 0],
+    [['bundle', 'list', '--json'], 0],
+    [['keys', 'show', '--json'], 1],
+    [['verify', 'tool', 'no/such', '--json'], 1],
+    [['completion', 'bash'], 0],
+  ];
+  for (const [args, code] of commands) {
+    it(`rye ${args.join(' ')} exits ${code} quietly when stdout is closed`, async () => {
+      const s = makeTempSpaces();
+      // Every command but completion works in a project.
+      const project = args[0] === 'completion' ? [] : ['--project', s.project];
+      const res = await withClosedPipe([...args, ...project], s.env, 'stdout');
+      expect(res.signal).toBeNull();
+      expect(res.other).not.toMatch(/EPIPE|Unhandled|at /);
+      expect(res.other).toBe('');
+      expect(res.code).toBe(code);
+    });
+  }
+
+  it('an error reported on a closed stderr exits with its own code, quietly', async () => {
+    const s = makeTempSpaces();
+    const res = await withClosedPipe(['keys', 'show', '--project', s.project], s.env, 'stderr');
+    expect(res.code).toBe(1);
+    expect(res.other).toBe('');
+  });
+});
+
+describe('guardedWriter()', () => {
+  class FakeStream extends EventEmitter {
+    written: string[] = [];
+    destroyed = false;
+    write(text: string): boolean {
+      this.written.push(text);
+      return true;
+    }
+  }
+
+  it('drops writes after EPIPE without reporting it', () => {
+    const stream = new FakeStream();
+    const reports: string[] = [];
+    const write = guardedWriter(stream, (m) => reports.push(m));
+    write('one\n');
+    stream.emit('error', Object.assign(new Error('write EPIPE'), { code: 'EPIPE' }));
+    write('two\n');
+    expect(stream.written).toEqual(['one\n']);
+    expect(reports).toEqual([]);
+  });
+
+  it('reports another write error once, then drops output', () => {
+    const stream = new FakeStream();
+    const reports: string[] = [];
+    const write = guardedWriter(stream, (m) => reports.push(m));
+    stream.emit('error', Object.assign(new Error('no space left'), { code: 'ENOSPC' }));
+    stream.emit('error', Object.assign(new Error('no space left'), { code: 'ENOSPC' }));
+    write('lost\n');
+    expect(stream.written).toEqual([]);
+    expect(reports).toEqual(['rye: cannot write output: no space left\n']);
+  });
+});
