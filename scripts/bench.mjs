@@ -7,5 +7,6 @@ import { run as integrity } from '../bench/integrity.mjs';
 import { run as lockfile } from '../bench/lockfile.mjs';
 import { run as parsers } from '../bench/parsers.mjs';
 import { run as registry } from '../bench/registry.mjs';
+import { run as startup } from '../bench/startup.mjs';
 
-for (const suite of [integrity, executor, lockfile, bundle, parsers, registry]) await suite();
+for (const suite of [integrity, executor, lockfile, bundle, parsers, registry, startup]) await suite();
