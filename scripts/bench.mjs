@@ -9,4 +9,5 @@ import { run as parsers } from '../bench/parsers.mjs';
 import { run as registry } from '../bench/registry.mjs';
 import { run as startup } from '../bench/startup.mjs';
 
-for (const suite of [integrity, executor, lockfile, bundle, parsers, registry, startup]) await suite();
+for (const suite of [integrity, executor, lockfile, bundle, parsers, registry, startup])
+  await suite();
