@@ -12,16 +12,26 @@
 //   node_modules.
 // - The library build (dist/src, tsc) is untouched: it is the public API and
 //   what tools import as @rye/core.
+// - The system space's YAML tools (runtimes, primitives) are compiled in
+//   already parsed, keyed by the SHA-256 of each body (see
+//   src/items/metadata/precompiled-yaml.ts): `rye execute` runs no YAML parser
+//   for them. Run after scripts/build-system.mjs, from its signed output.
 // - Third-party code copied into the bundle keeps its licence: every package
 //   the bundle holds has its licence text in dist/cli/THIRD-PARTY-LICENSES.txt.
 import { build } from 'esbuild';
 import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { extname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { isDeepStrictEqual } from 'node:util';
+import { bodyWithoutSignature } from '../dist/src/index.js';
+import { metadataKey } from '../dist/src/items/metadata/precompiled-yaml.js';
+import { readToolYaml } from '../dist/src/items/metadata/tool-metadata.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const outdir = join(root, 'dist', 'cli');
 const EXTERNAL = ['better-sqlite3', 'pg'];
+
+const precompiled = precompileSystemYaml(join(root, 'dist', 'system', '.ai', 'tools'));
 
 rmSync(outdir, { recursive: true, force: true });
 const result = await build({
@@ -39,6 +49,9 @@ const result = await build({
   banner: {
     js: "import { createRequire as __ryeCreateRequire } from 'node:module'; const require = __ryeCreateRequire(import.meta.url);",
   },
+  // A string literal (the table's JSON), parsed on first lookup: an object
+  // define would make esbuild wrap every module in a lazy initialiser.
+  define: { RYE_PRECOMPILED_YAML: JSON.stringify(JSON.stringify(precompiled)) },
   legalComments: 'none',
   metafile: true,
   logLevel: 'warning',
@@ -46,7 +59,38 @@ const result = await build({
 
 writeFileSync(join(outdir, 'THIRD-PARTY-LICENSES.txt'), licences(result.metafile));
 const files = Object.keys(result.metafile.outputs).length;
-console.log(`cli bundle: ${files} files in ${relative(root, outdir)}`);
+console.log(
+  `cli bundle: ${files} files in ${relative(root, outdir)}, ${Object.keys(precompiled).length} system YAML tools precompiled`,
+);
+
+/**
+ * key → JSON text of the document, for every YAML tool under `dir` (signed
+ * files: the key is over the body without its signature line, as the executor
+ * computes it). A document JSON cannot carry exactly (non-finite numbers, -0)
+ * fails the build rather than change meaning.
+ */
+function precompileSystemYaml(dir) {
+  const table = {};
+  for (const path of walk(dir)) {
+    const extension = extname(path);
+    if (!['.yaml', '.yml'].includes(extension.toLowerCase())) continue;
+    const body = bodyWithoutSignature(readFileSync(path, 'utf8'), 'tool', extension);
+    const document = readToolYaml(body, path);
+    const json = JSON.stringify(document);
+    if (!isDeepStrictEqual(JSON.parse(json), document))
+      throw new Error(`${relative(root, path)}: its YAML document does not survive JSON`);
+    table[metadataKey('tool', extension, body)] = json;
+  }
+  return table;
+}
+
+function* walk(dir) {
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) yield* walk(path);
+    else if (entry.isFile()) yield path;
+  }
+}
 
 /** The licence text of every package with code in the bundle, by name. */
 function licences(metafile) {
