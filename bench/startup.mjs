@@ -16,14 +16,17 @@ import {
   formatTrustToml,
   generateKeyPair,
   parsePrivateKey,
+  loadExplicitTrust,
   resolveSpaces,
   signText,
+  verifyFile,
 } from '../dist/src/index.js';
-import { median, report } from './util.mjs';
+import { median, report, throughputAsync } from './util.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const bin = join(root, 'bin', 'rye.js');
 const BUNDLE_FILES = 10_000;
+const VERIFY_FILES = 2_000;
 const BUNDLE_FILE_SIZE = 10 * 1024;
 
 function write(path, text) {
@@ -130,6 +133,27 @@ export async function run() {
       node_plus_python_ms: round1(floor),
       goal: '<= 25',
     });
+
+    // verifyFile over many small items at once, as `rye verify tool '*'` does (in process).
+    const items = [];
+    for (let i = 0; i < VERIFY_FILES; i += 1) {
+      const path = join(project, '.ai', 'tools', 'many', `t${i}.py`);
+      write(
+        path,
+        signText(`__version__ = "1.0.${i}"\n${'x = 1\n'.repeat(40)}`, {
+          itemType: 'tool',
+          extension: '.py',
+          signer,
+        }).text,
+      );
+      items.push(path);
+    }
+    const trust = await loadExplicitTrust([trustFile]);
+    const perSecond = await throughputAsync(items, async (batch) => {
+      const results = await Promise.all(batch.map((p) => verifyFile(p, 'tool', trust)));
+      if (results.some((r) => !r.ok)) throw new Error('bench item failed to verify');
+    });
+    report('verify_file.items_per_s', perSecond, 'items/s', { files: VERIFY_FILES });
 
     // 10,000 files of 10 KiB, a signed manifest over them, and the same list for sha256sum.
     const chunk = randomBytes(BUNDLE_FILE_SIZE * 4);
