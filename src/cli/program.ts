@@ -42,8 +42,11 @@ export async function runProgram(
     if (name === named) {
       program.addCommand((await entry.load())(io, run));
     } else {
-      // Never run: a command line that names it loads the real one above.
-      const stub = new Command(name).description(entry.summary);
+      // Never run: a command line that names it loads the real one above. Were
+      // commander ever to pick a stub anyway, it fails rather than do nothing.
+      const stub = new Command(name).description(entry.summary).action(() => {
+        throw new Error(`rye: internal error: ${name} ran without loading its module`);
+      });
       terms.set(stub, entry.term);
       program.addCommand(stub);
     }
