@@ -10,6 +10,7 @@ import { run as lockfile } from '../bench/lockfile.mjs';
 import { run as parsers } from '../bench/parsers.mjs';
 import { run as providers } from '../bench/providers.mjs';
 import { run as registry } from '../bench/registry.mjs';
+import { run as startup } from '../bench/startup.mjs';
 
 for (const suite of [
   integrity,
@@ -25,3 +26,4 @@ for (const suite of [
   await suite();
 await (await import('../bench/catalog.mjs')).run();
 await (await import('../bench/threads-store.mjs')).run();
+await startup();

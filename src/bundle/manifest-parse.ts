@@ -3,6 +3,7 @@
  * come from a registry or a pulled archive, so everything is checked before a
  * caller can open or write any path the manifest names.
  */
+import * as yaml from 'yaml';
 import { isAlias, isMap, isScalar, LineCounter, visit, type Document } from 'yaml';
 import { RyeError, isRyeError } from '../errors/index.js';
 import {
@@ -170,7 +171,7 @@ function readYamlDocument(text: string, issues: Issues): Document.Parsed | undef
     // in a map's size, a denial of service on a 16 MiB manifest.
     // Tokens and nesting are capped while the text is tokenised, before the
     // library's recursive composer runs.
-    const doc = parseYamlDocumentCapped(text, 'the manifest', yamlCaps(text), {
+    const doc = parseYamlDocumentCapped(yaml, text, 'the manifest', yamlCaps(text), {
       schema: 'core',
       uniqueKeys: false,
       prettyErrors: false,

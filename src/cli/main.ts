@@ -1,29 +1,117 @@
-import { Command, CommanderError } from 'commander';
-import { escapeControlLines } from '../platform/index.js';
-import { bundleCommand } from './commands/bundle.js';
-import { cacheCommand } from './commands/cache.js';
-import { completionCommand } from './commands/completion.js';
-import { dotenvCommand } from './commands/dotenv.js';
-import { executeCommand } from './commands/execute.js';
-import { initCommand } from './commands/init.js';
-import { keysCommand } from './commands/keys.js';
-import { listCommand } from './commands/list.js';
-import { loadCommand } from './commands/load.js';
-import { lockCommand } from './commands/lock.js';
-import { registryCommand } from './commands/registry.js';
-import { searchCommand } from './commands/search.js';
-import { signCommand } from './commands/sign.js';
-import { trustCommand } from './commands/trust.js';
-import { verifyFileCommand } from './commands/verify-file.js';
-import { verifyCommand } from './commands/verify.js';
+import type { Command } from 'commander';
 import type { CliIo } from './context.js';
 import { guardedWriter } from './pipe.js';
-import { readHiddenLine } from './prompt.js';
-import { errorDocument, formatJson } from './report.js';
-import { createRunner } from './runner.js';
-import { readAllCapped } from './stdin.js';
+import type { Runner } from './runner.js';
 
-const VERSION = '0.1.0';
+/** The version `rye --version` prints. */
+export const VERSION = '0.1.0';
+
+/** Builds one top-level command with its options, subcommands and actions. */
+export type CommandFactory = (io: CliIo, run: Runner) => Command;
+
+/**
+ * A top-level command whose module is imported only when the command line
+ * names it, so `rye --version` and `rye --help` load almost nothing and each
+ * command loads only its own code. `term` and `summary` are what `rye --help`
+ * lists; test/cli/lazy-commands.test.ts checks they match the real command.
+ */
+export interface LazyCommand {
+  /** The help listing's left column: name, `[options]` when it has any, its arguments. */
+  readonly term: string;
+  /** The command's description, as the listing shows it. */
+  readonly summary: string;
+  readonly load: () => Promise<CommandFactory>;
+}
+
+/** Every top-level command, in help order. To add one: one entry here. */
+export const COMMANDS: readonly LazyCommand[] = [
+  {
+    term: 'init [options]',
+    summary: 'make this folder a rye project (.ai/ skeleton, README) and a key if you have none',
+    load: async () => (await import('./commands/init.js')).initCommand,
+  },
+  {
+    term: 'keys',
+    summary: 'manage your signing key pair (in <user>/.ai/keys)',
+    load: async () => (await import('./commands/keys.js')).keysCommand,
+  },
+  {
+    term: 'trust',
+    summary: 'manage trusted public keys (<space>/.ai/trusted_keys)',
+    load: async () => (await import('./commands/trust.js')).trustCommand,
+  },
+  {
+    term: 'sign [options] <type> <item>',
+    summary: 'validate and sign items in place (one signature line each)',
+    load: async () => (await import('./commands/sign.js')).signCommand,
+  },
+  {
+    term: 'dotenv',
+    summary:
+      "sign or check the project .env (rye applies a signed .env's names that a tool declares)",
+    load: async () => (await import('./commands/dotenv.js')).dotenvCommand,
+  },
+  {
+    term: 'verify [options] <type> <item>',
+    summary: 'verify items where they resolve (project → user → system)',
+    load: async () => (await import('./commands/verify.js')).verifyCommand,
+  },
+  {
+    term: 'verify-file [options] <path>',
+    summary:
+      'verify one file; with --trust, exactly those keys are trusted and no key store is read',
+    load: async () => (await import('./commands/verify-file.js')).verifyFileCommand,
+  },
+  {
+    term: 'execute [options] <type> <item>',
+    summary:
+      'verify a tool, its chain and its dependencies, then run it; or plan a directive as a thread',
+    load: async () => (await import('./commands/execute.js')).executeCommand,
+  },
+  {
+    term: 'lock',
+    summary: 'manage lockfiles: the pinned chain and dependencies of each tool',
+    load: async () => (await import('./commands/lock.js')).lockCommand,
+  },
+  {
+    term: 'bundle',
+    summary: 'signed bundle manifests: items, plans, lockfiles and app files',
+    load: async () => (await import('./commands/bundle.js')).bundleCommand,
+  },
+  {
+    term: 'cache',
+    summary: 'the verified snapshots tools run from (<user>/.ai/cache/snapshots, or RYE_CACHE_DIR)',
+    load: async () => (await import('./commands/cache.js')).cacheCommand,
+  },
+  {
+    term: 'registry',
+    summary: 'share signed items and bundles: run a registry, log in, push and pull',
+    load: async () => (await import('./commands/registry.js')).registryCommand,
+  },
+  {
+    term: 'search [options] <query>',
+    summary:
+      'search the items of the three spaces, best match first; every result shows its signature verdict',
+    load: async () => (await import('./commands/search.js')).searchCommand,
+  },
+  {
+    term: 'load [options] <type> <id>',
+    summary:
+      'print the verified content of an item (signature line removed); refused unless it verifies',
+    load: async () => (await import('./commands/load.js')).loadCommand,
+  },
+  {
+    term: 'list [options] [type]',
+    summary:
+      'list items by type and id: the file each id resolves to, with its version, space and verdict',
+    load: async () => (await import('./commands/list.js')).listCommand,
+  },
+  {
+    term: 'completion [options] <shell>',
+    summary: 'print a shell completion script (bash, zsh or fish)',
+    load: async () => (await import('./commands/completion.js')).completionCommand,
+  },
+];
 
 /** The process's own streams and environment; output to a closed pipe is dropped quietly. */
 export function processIo(): CliIo {
@@ -35,84 +123,23 @@ export function processIo(): CliIo {
     cwd: process.cwd(),
     stderrIsTTY: process.stderr.isTTY === true,
     stdinIsTTY: process.stdin.isTTY === true,
-    readStdin: () => readAllCapped(process.stdin),
-    readSecret: (prompt) => readHiddenLine(process.stdin, stderr, prompt),
+    readStdin: async () => (await import('./stdin.js')).readAllCapped(process.stdin),
+    readSecret: async (prompt) =>
+      (await import('./prompt.js')).readHiddenLine(process.stdin, stderr, prompt),
   };
 }
 
 /**
  * Run the `rye` CLI and return its exit code: 0 success, 1 operation failed,
- * 2 usage error, 3 verification or integrity refusal.
+ * 2 usage error, 3 verification or integrity refusal. Loads only what the
+ * command line needs: `rye --version` nothing more, `rye --help` the argument
+ * parser, any other command its own code (see {@link COMMANDS}).
  */
 export async function main(argv: readonly string[], io: CliIo = processIo()): Promise<number> {
-  let exitCode = 0;
-  const run = createRunner(io, (code) => {
-    exitCode = code;
-  });
-  const program = new Command('rye')
-    .description('Rye: signed items and verified execution for AI agents')
-    .version(VERSION, '-V, --version')
-    // Options after a subcommand belong to it: `rye bundle create x --version 1.0.0`
-    // is the bundle's version, not rye's.
-    .enablePositionalOptions()
-    .addHelpText(
-      'after',
-      '\nExit codes: 0 success, 1 operation failed, 2 usage error, 3 verification or integrity refusal.\nEvery command takes --json.',
-    );
-  for (const command of [
-    initCommand(io, run),
-    keysCommand(io, run),
-    trustCommand(io, run),
-    signCommand(io, run),
-    dotenvCommand(io, run),
-    verifyCommand(io, run),
-    verifyFileCommand(io, run),
-    executeCommand(io, run),
-    lockCommand(io, run),
-    bundleCommand(io, run),
-    cacheCommand(io, run),
-    registryCommand(io, run),
-    searchCommand(io, run),
-    loadCommand(io, run),
-    listCommand(io, run),
-    completionCommand(io, run),
-  ]) {
-    program.addCommand(command);
+  if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-V')) {
+    io.stdout(`${VERSION}\n`);
+    return 0;
   }
-  configureTree(program, io, argv.includes('--json'));
-  try {
-    await program.parseAsync([...argv], { from: 'user' });
-  } catch (error) {
-    if (error instanceof CommanderError) return usageExit(error, io, argv.includes('--json'));
-    throw error;
-  }
-  return exitCode;
-}
-
-/** Commander reports usage errors by throwing (exitOverride) so the exit code stays ours. */
-function configureTree(command: Command, io: CliIo, json: boolean): void {
-  command.exitOverride();
-  command.showHelpAfterError(false);
-  // Usage errors quote argv, which a script may fill from file names: escaped
-  // like any other output, keeping commander's own line breaks.
-  command.configureOutput({
-    writeOut: (text) => io.stdout(escapeControlLines(text)),
-    writeErr: (text) => {
-      if (!json) io.stderr(escapeControlLines(text));
-    },
-  });
-  for (const sub of command.commands) configureTree(sub, io, json);
-}
-
-function usageExit(error: CommanderError, io: CliIo, json: boolean): number {
-  const benign = ['commander.helpDisplayed', 'commander.version', 'commander.help'];
-  if (benign.includes(error.code)) return 0;
-  if (json) {
-    io.stdout(
-      formatJson(errorDocument('USAGE_INVALID_ARGUMENT', error.message.replace(/^error: /, ''))),
-    );
-  } else {
-    io.stderr('hint: run `rye --help` or `rye <command> --help`\n');
-  }
-  return 2;
+  const { runProgram } = await import('./program.js');
+  return runProgram(argv, io, { version: VERSION, commands: COMMANDS });
 }

@@ -1,6 +1,6 @@
 import { extname } from 'node:path';
 import { isRyeError } from '../errors/index.js';
-import { readTextFile } from '../platform/index.js';
+import { readTextFileSync } from '../platform/index.js';
 import type { VerifySubject } from './key-scope.js';
 import type { ItemType, SignatureFormatTable } from './signature-formats.js';
 import type { TrustSet } from './trust.js';
@@ -8,7 +8,11 @@ import { emptyResult, type VerifyResult } from './verdict.js';
 import { verifyTextAsync } from './verify.js';
 
 /**
- * Read one file (size-capped, strict UTF-8) and verify it. I/O failures
+ * Read one file (size-capped, strict UTF-8) and verify it. The read is
+ * synchronous: an item is at most MAX_ITEM_BYTES, opened non-blocking (a FIFO
+ * cannot stall it) and checked to be a regular file on the descriptor it is
+ * read from, and one read costs less than the thread-pool round trips of an
+ * async one; the signature check itself stays asynchronous. I/O failures
  * (FILE_UNREADABLE, FILE_BINARY, FILE_TOO_LARGE) become the `unreadable`
  * verdict with their code, never "unsigned". `options.subject` is the item
  * checked against a restricted key's scope (see VerifyTextOptions).
@@ -25,7 +29,7 @@ export async function verifyFile(
 ): Promise<VerifyResult> {
   let text: string;
   try {
-    text = await readTextFile(path);
+    text = readTextFileSync(path);
   } catch (error) {
     if (!isRyeError(error)) throw error;
     return {

@@ -6,7 +6,7 @@ export { ITEM_EXTENSIONS, ITEM_FOLDERS, ITEM_TYPES, parseItemType } from './item
 export type { ItemType } from './item-type.js';
 export { extractMetadata } from './metadata/read-metadata.js';
 export { parseYamlDocumentCapped } from './metadata/yaml-document.js';
-export type { YamlCaps } from './metadata/yaml-document.js';
+export type { YamlCaps, YamlLibrary } from './metadata/yaml-document.js';
 export type {
   DirectiveMetadata,
   ItemMetadata,

@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { rye } from '../helpers/cli.js';
 import { DIRECTIVE, KNOWLEDGE, PYTHON_TOOL } from '../helpers/items.js';
 import { makeTempSpaces, type TempSpaces } from '../helpers/temp-space.js';
+import { requireVectors } from '../helpers/vectors.js';
 
 async function withKey(): Promise<TempSpaces> {
   const s = makeTempSpaces();
@@ -186,7 +187,7 @@ describe('rye verify', () => {
 
   it('--require-full-coverage refuses an xml-only directive with INTEGRITY_PARTIAL_COVERAGE', async () => {
     const s = makeTempSpaces();
-    const vectors = join(import.meta.dirname, '../../../shared/vectors/synthetic/files/.ai');
+    const vectors = join(requireVectors(), 'synthetic/files/.ai');
     s.write(
       '.ai/directives/demo/legacy_span.md',
       readFileSync(join(vectors, 'directives/demo/legacy_span.md')),

@@ -24,15 +24,26 @@ export interface VectorSuite {
   readonly expectations: readonly VectorExpectation[];
 }
 
-/** `../shared/vectors` beside the checkout (CI has it; a bare clone may not). */
-export const VECTORS_DIR = fileURLToPath(new URL('../../../shared/vectors', import.meta.url));
+/**
+ * The signature conformance vectors, kept in the repository (test/vectors/signatures,
+ * frozen: `.gitattributes` keeps their bytes exact), so no checkout can run the
+ * suite without them.
+ */
+export const VECTORS_DIR = fileURLToPath(new URL('../vectors/signatures', import.meta.url));
 
-export function vectorsAvailable(): boolean {
-  return existsSync(VECTORS_DIR);
+/**
+ * The vectors folder; throws (the calling suite fails, never skips) when it is
+ * missing or holds no suite.
+ */
+export function requireVectors(): string {
+  if (!existsSync(join(VECTORS_DIR, 'README.md')))
+    throw new Error(`The conformance vectors are missing: ${VECTORS_DIR}`);
+  return VECTORS_DIR;
 }
 
-/** Every folder under the vectors dir that holds an expected.json. */
+/** Every folder under the vectors dir that holds an expected.json (throws when there is none). */
 export function loadVectorSuites(): VectorSuite[] {
+  requireVectors();
   const suites: VectorSuite[] = [];
   const walk = (dir: string): void => {
     if (existsSync(join(dir, 'expected.json'))) {
@@ -54,6 +65,7 @@ export function loadVectorSuites(): VectorSuite[] {
     }
   };
   walk(VECTORS_DIR);
+  if (suites.length === 0) throw new Error(`No vector suite (expected.json) under ${VECTORS_DIR}`);
   return suites;
 }
 

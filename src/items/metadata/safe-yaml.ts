@@ -1,3 +1,4 @@
+import * as yaml from 'yaml';
 import { RyeError } from '../../errors/index.js';
 import { MAX_LITERAL_DEPTH } from './literal-cursor.js';
 import { parseYamlDocumentCapped } from './yaml-document.js';
@@ -41,6 +42,7 @@ const MAX_CST_DEPTH = 2 * MAX_LITERAL_DEPTH + 2;
  */
 export function parseYamlSafe(text: string, source: string): unknown {
   const doc = parseYamlDocumentCapped(
+    yaml,
     text,
     source,
     { maxLexemes: MAX_YAML_LEXEMES, maxDepth: MAX_CST_DEPTH },

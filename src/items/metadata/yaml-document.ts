@@ -3,19 +3,17 @@
  * cannot make it run away: the number of lexemes and the nesting depth are
  * capped while the text is still being tokenised, before the composer's
  * recursion or any conversion to JavaScript runs.
+ *
+ * The caller hands over the package (its own `import * as yaml from 'yaml'`):
+ * this module, exported by the items domain's index, loads nothing, so a
+ * command that never reads YAML never loads the library.
  */
-import {
-  Composer,
-  Lexer,
-  Parser,
-  YAMLParseError,
-  type CST,
-  type Document,
-  type DocumentOptions,
-  type ParseOptions,
-  type SchemaOptions,
-} from 'yaml';
+import type * as Yaml from 'yaml';
+import type { CST, Document, DocumentOptions, ParseOptions, Parser, SchemaOptions } from 'yaml';
 import { RyeError } from '../../errors/index.js';
+
+/** The parts of the `yaml` package the capped parser drives. */
+export type YamlLibrary = Pick<typeof Yaml, 'Composer' | 'Lexer' | 'Parser' | 'YAMLParseError'>;
 
 export type YamlParseOptions = ParseOptions & DocumentOptions & SchemaOptions;
 
@@ -41,6 +39,7 @@ export interface YamlCaps {
  * @throws RyeError PARSE_UNSAFE_CONTENT over a cap (`details: {source, line, reason}`).
  */
 export function parseYamlDocumentCapped(
+  yaml: YamlLibrary,
   text: string,
   source: string,
   caps: YamlCaps,
@@ -48,18 +47,20 @@ export function parseYamlDocumentCapped(
 ): Document.Parsed {
   const lineCounter = options.lineCounter;
   lineCounter?.addNewLine(0);
-  const parser = new Parser(lineCounter?.addNewLine);
-  const composer = new Composer(options);
+  const parser = new yaml.Parser(lineCounter?.addNewLine);
+  const composer = new yaml.Composer(options);
   let doc: Document.Parsed | undefined;
   for (const next of composer.compose(
-    cappedTokens(parser, text, source, caps),
+    cappedTokens(yaml, parser, text, source, caps),
     true,
     text.length,
   )) {
     if (doc === undefined) doc = next;
     else {
       const message = 'Source contains multiple documents; please use YAML.parseAllDocuments()';
-      doc.errors.push(new YAMLParseError([next.range[0], next.range[1]], 'MULTIPLE_DOCS', message));
+      doc.errors.push(
+        new yaml.YAMLParseError([next.range[0], next.range[1]], 'MULTIPLE_DOCS', message),
+      );
       break;
     }
   }
@@ -69,13 +70,14 @@ export function parseYamlDocumentCapped(
 }
 
 function* cappedTokens(
+  yaml: YamlLibrary,
   parser: Parser,
   text: string,
   source: string,
   caps: YamlCaps,
 ): Generator<CST.Token> {
   let lexemes = 0;
-  for (const lexeme of new Lexer().lex(text)) {
+  for (const lexeme of new yaml.Lexer().lex(text)) {
     lexemes += 1;
     if (lexemes > caps.maxLexemes) {
       throw unsafe(source, text, parser.offset, `more than ${caps.maxLexemes} YAML tokens`);

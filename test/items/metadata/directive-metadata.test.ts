@@ -1,6 +1,5 @@
-import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { RyeError } from '../../../src/errors/index.js';
 import type { ErrorCode } from '../../../src/errors/index.js';
@@ -8,8 +7,7 @@ import {
   extractDirectiveMetadata,
   parseDirectiveXml,
 } from '../../../src/items/metadata/directive-metadata.js';
-
-const VECTORS = fileURLToPath(new URL('../../../../shared/vectors/', import.meta.url));
+import { requireVectors } from '../../helpers/vectors.js';
 
 /** The seed's build_crud_app orchestrator, trimmed: one step per kind of child. */
 const BUILD_CRUD_APP = `<!-- rye:signed:2026-02-11T00:00:00Z:CONTENT_HASH:ED25519_SIG:PUBKEY_FP -->
@@ -395,8 +393,8 @@ describe('extractDirectiveMetadata() on hostile 1 MB files', () => {
 });
 
 describe('extractDirectiveMetadata() on real directives', () => {
-  it('reads name and version from every directive in the shared vectors', (ctx) => {
-    if (!existsSync(VECTORS)) ctx.skip(`shared vectors not found at ${VECTORS}`);
+  it('reads name and version from every directive in the conformance vectors', () => {
+    const VECTORS = requireVectors();
     const files = readdirSync(VECTORS, { recursive: true, encoding: 'utf8' })
       .map((file) => file.split('\\').join('/'))
       .filter((file) => /\/files\/\.ai\/directives\/.+\.md$/.test(file));

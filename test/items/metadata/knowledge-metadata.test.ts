@@ -1,12 +1,11 @@
-import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { readFileSync, readdirSync } from 'node:fs';
 import { basename, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { RyeError } from '../../../src/errors/index.js';
 import type { ErrorCode } from '../../../src/errors/index.js';
 import { extractKnowledgeMetadata } from '../../../src/items/metadata/knowledge-metadata.js';
+import { requireVectors } from '../../helpers/vectors.js';
 
-const VECTORS = fileURLToPath(new URL('../../../../shared/vectors/', import.meta.url));
 const SIGNATURE =
   '<!-- rye:signed:2026-02-24T05:50:18Z:575f1954970b639ed22cd5d1dde7389fd4c8a7f6546cd61602825b8a1febb481:3wzx:9fbfabe975fa5a7f -->';
 const FRONT =
@@ -108,8 +107,8 @@ describe('extractKnowledgeMetadata()', () => {
     refusal('name: x', '.txt', 'ITEM_UNSUPPORTED_EXTENSION');
   });
 
-  it('reads every knowledge entry in the shared vectors, named after its file', (ctx) => {
-    if (!existsSync(VECTORS)) ctx.skip(`shared vectors not found at ${VECTORS}`);
+  it('reads every knowledge entry in the conformance vectors, named after its file', () => {
+    const VECTORS = requireVectors();
     const files = readdirSync(VECTORS, { recursive: true, encoding: 'utf8' })
       .map((file) => file.split('\\').join('/'))
       .filter((file) => /\/files\/\.ai\/knowledge\/.+\.md$/.test(file));

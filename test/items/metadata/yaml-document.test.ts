@@ -1,3 +1,4 @@
+import * as yaml from 'yaml';
 import { LineCounter, parseDocument } from 'yaml';
 import { describe, expect, it } from 'vitest';
 import { isRyeError } from '../../../src/errors/index.js';
@@ -8,7 +9,7 @@ const OPTIONS = { schema: 'core', uniqueKeys: false, prettyErrors: false } as co
 
 function refused(text: string): { message: string; details: Record<string, unknown> } {
   try {
-    parseYamlDocumentCapped(text, 'doc.yaml', CAPS, OPTIONS);
+    parseYamlDocumentCapped(yaml, text, 'doc.yaml', CAPS, OPTIONS);
   } catch (error) {
     expect(isRyeError(error, 'PARSE_UNSAFE_CONTENT'), String(error)).toBe(true);
     return error as { message: string; details: Record<string, unknown> };
@@ -24,7 +25,7 @@ describe('parseYamlDocumentCapped()', () => {
     '',
     '%YAML 1.2\n---\n- &a x\n- *a\n',
   ])('composes %j exactly as parseDocument does', (text) => {
-    const ours = parseYamlDocumentCapped(text, 'doc.yaml', CAPS, OPTIONS);
+    const ours = parseYamlDocumentCapped(yaml, text, 'doc.yaml', CAPS, OPTIONS);
     const theirs = parseDocument(text, OPTIONS);
     expect(ours.toJS()).toEqual(theirs.toJS());
     expect(ours.errors.map((e) => [e.code, e.pos])).toEqual(
@@ -36,7 +37,7 @@ describe('parseYamlDocumentCapped()', () => {
     const ours = new LineCounter();
     const theirs = new LineCounter();
     const text = 'a: 1\nb:\n  - 2\n';
-    parseYamlDocumentCapped(text, 'doc.yaml', CAPS, { ...OPTIONS, lineCounter: ours });
+    parseYamlDocumentCapped(yaml, text, 'doc.yaml', CAPS, { ...OPTIONS, lineCounter: ours });
     parseDocument(text, { ...OPTIONS, lineCounter: theirs });
     expect(ours.lineStarts).toEqual(theirs.lineStarts);
   });
@@ -62,8 +63,8 @@ describe('parseYamlDocumentCapped()', () => {
         'line'
       ],
     ).toBe(8);
-    expect(parseYamlDocumentCapped('[[[[[[1]]]]]]', 'doc.yaml', CAPS, OPTIONS).toJS()).toEqual([
-      [[[[[1]]]]],
-    ]);
+    expect(
+      parseYamlDocumentCapped(yaml, '[[[[[[1]]]]]]', 'doc.yaml', CAPS, OPTIONS).toJS(),
+    ).toEqual([[[[[[1]]]]]]);
   });
 });

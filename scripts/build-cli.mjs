@@ -1,0 +1,126 @@
+#!/usr/bin/env node
+// Builds the `rye` binary's code: src/cli/main.ts bundled by esbuild into
+// dist/cli/, split so each command's code is a chunk loaded only when the
+// command runs (main.ts imports every command dynamically). Start-up pays for
+// a handful of files instead of ~90 modules resolved one by one.
+//
+// - Native and optional modules stay external, loaded from node_modules as
+//   before: better-sqlite3 (a compiled addon) and pg (optional, a server's).
+// - Code that finds files from its own location keeps working: packageRoot()
+//   walks up from dist/cli/ to package.json as it did from dist/src/, and
+//   createRequire(import.meta.url) resolves ajv and tsx from the same
+//   node_modules.
+// - The library build (dist/src, tsc) is untouched: it is the public API and
+//   what tools import as @rye/core.
+// - The system space's YAML tools (runtimes, primitives) are compiled in
+//   already parsed, keyed by the SHA-256 of each body (see
+//   src/items/metadata/precompiled-yaml.ts): `rye execute` runs no YAML parser
+//   for them. Run after scripts/build-system.mjs, from its signed output.
+// - Third-party code copied into the bundle keeps its licence: every package
+//   the bundle holds has its licence text in dist/cli/THIRD-PARTY-LICENSES.txt.
+import { build } from 'esbuild';
+import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { extname, join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { isDeepStrictEqual } from 'node:util';
+import { bodyWithoutSignature } from '../dist/src/index.js';
+import { metadataKey } from '../dist/src/items/metadata/precompiled-yaml.js';
+import { readToolYaml } from '../dist/src/items/metadata/tool-metadata.js';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const outdir = join(root, 'dist', 'cli');
+const EXTERNAL = ['better-sqlite3', 'pg'];
+
+const precompiled = precompileSystemYaml(join(root, 'dist', 'system', '.ai', 'tools'));
+
+rmSync(outdir, { recursive: true, force: true });
+const result = await build({
+  absWorkingDir: root,
+  entryPoints: { main: 'src/cli/main.ts' },
+  outdir,
+  bundle: true,
+  splitting: true,
+  format: 'esm',
+  platform: 'node',
+  target: 'node20',
+  external: EXTERNAL,
+  chunkNames: 'chunks/[name]-[hash]',
+  // Bundled CommonJS packages call require() for Node built-ins; an ES module has none.
+  banner: {
+    js: "import { createRequire as __ryeCreateRequire } from 'node:module'; const require = __ryeCreateRequire(import.meta.url);",
+  },
+  // A string literal (the table's JSON), parsed on first lookup: an object
+  // define would make esbuild wrap every module in a lazy initialiser.
+  define: { RYE_PRECOMPILED_YAML: JSON.stringify(JSON.stringify(precompiled)) },
+  legalComments: 'none',
+  metafile: true,
+  logLevel: 'warning',
+});
+
+writeFileSync(join(outdir, 'THIRD-PARTY-LICENSES.txt'), licences(result.metafile));
+const files = Object.keys(result.metafile.outputs).length;
+console.log(
+  `cli bundle: ${files} files in ${relative(root, outdir)}, ${Object.keys(precompiled).length} system YAML tools precompiled`,
+);
+
+/**
+ * key → JSON text of the document, for every YAML tool under `dir` (signed
+ * files: the key is over the body without its signature line, as the executor
+ * computes it). A document JSON cannot carry exactly (non-finite numbers, -0)
+ * fails the build rather than change meaning.
+ */
+function precompileSystemYaml(dir) {
+  const table = {};
+  for (const path of walk(dir)) {
+    const extension = extname(path);
+    if (!['.yaml', '.yml'].includes(extension.toLowerCase())) continue;
+    const body = bodyWithoutSignature(readFileSync(path, 'utf8'), 'tool', extension);
+    const document = readToolYaml(body, path);
+    const json = JSON.stringify(document);
+    if (!isDeepStrictEqual(JSON.parse(json), document))
+      throw new Error(`${relative(root, path)}: its YAML document does not survive JSON`);
+    table[metadataKey('tool', extension, body)] = json;
+  }
+  return table;
+}
+
+function* walk(dir) {
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) yield* walk(path);
+    else if (entry.isFile()) yield path;
+  }
+}
+
+/** The licence text of every package with code in the bundle, by name. */
+function licences(metafile) {
+  const packages = new Map();
+  for (const input of Object.keys(metafile.inputs)) {
+    const parts = input.split(/[\\/]/);
+    const at = parts.lastIndexOf('node_modules');
+    if (at === -1) continue;
+    const nameParts = parts[at + 1]?.startsWith('@') ? 2 : 1;
+    const dir = join(root, ...parts.slice(0, at + 1 + nameParts));
+    if (!packages.has(dir)) packages.set(dir, packageLicence(dir));
+  }
+  const sections = [...packages.values()].sort((a, b) => a.name.localeCompare(b.name));
+  return (
+    'The rye CLI bundle (dist/cli) holds code from these packages, under these licences.\n\n' +
+    sections.map((p) => `== ${p.name}@${p.version} (${p.license})\n\n${p.text.trim()}\n`).join('\n')
+  );
+}
+
+function packageLicence(dir) {
+  const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'));
+  const file = readdirSync(dir).find((f) => /^(licen[cs]e|copying)(\.|$)/i.test(f));
+  const author = typeof pkg.author === 'string' ? pkg.author : (pkg.author?.name ?? 'its authors');
+  return {
+    name: pkg.name,
+    version: pkg.version,
+    license: pkg.license ?? 'see text',
+    text:
+      file === undefined
+        ? `The package ships no licence file; its package.json says ${pkg.license} by ${author}.`
+        : readFileSync(join(dir, file), 'utf8'),
+  };
+}

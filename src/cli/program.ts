@@ -1,0 +1,112 @@
+import { Command, CommanderError, Help } from 'commander';
+import { escapeControlLines } from '../platform/index.js';
+import type { CliIo } from './context.js';
+import type { LazyCommand } from './main.js';
+import { errorDocument, formatJson } from './report.js';
+import { createRunner } from './runner.js';
+
+/** What the program is built from: see main.ts. */
+export interface ProgramSpec {
+  readonly version: string;
+  readonly commands: readonly LazyCommand[];
+}
+
+/**
+ * Parse `argv` with commander and run the command it names; returns the exit
+ * code. Only the named command is loaded: the others are listed in help from
+ * their `term` and `summary`, and commander's "did you mean" still knows them.
+ */
+export async function runProgram(
+  argv: readonly string[],
+  io: CliIo,
+  spec: ProgramSpec,
+): Promise<number> {
+  let exitCode = 0;
+  const run = createRunner(io, (code) => {
+    exitCode = code;
+  });
+  const program = new Command('rye')
+    .description('Rye: signed items and verified execution for AI agents')
+    .version(spec.version, '-V, --version')
+    // Options after a subcommand belong to it: `rye bundle create x --version 1.0.0`
+    // is the bundle's version, not rye's.
+    .enablePositionalOptions()
+    .addHelpText(
+      'after',
+      '\nExit codes: 0 success, 1 operation failed, 2 usage error, 3 verification or integrity refusal.\nEvery command takes --json.',
+    );
+  const named = namedCommand(argv);
+  // A completion script is made from the whole command tree: load every command.
+  const loadAll = named === 'completion';
+  const terms = new Map<Command, string>();
+  for (const entry of spec.commands) {
+    const name = commandName(entry);
+    if (loadAll || name === named) {
+      program.addCommand((await entry.load())(io, run));
+    } else {
+      // Never run: a command line that names it loads the real one above. Were
+      // commander ever to pick a stub anyway, it fails rather than do nothing.
+      const stub = new Command(name).description(entry.summary).action(() => {
+        throw new Error(`rye: internal error: ${name} ran without loading its module`);
+      });
+      terms.set(stub, entry.term);
+      program.addCommand(stub);
+    }
+  }
+  program.configureHelp({
+    subcommandTerm(this: Help, cmd: Command): string {
+      return terms.get(cmd) ?? Help.prototype.subcommandTerm.call(this, cmd);
+    },
+  });
+  configureTree(program, io, argv.includes('--json'));
+  try {
+    await program.parseAsync([...argv], { from: 'user' });
+  } catch (error) {
+    if (error instanceof CommanderError) return usageExit(error, io, argv.includes('--json'));
+    throw error;
+  }
+  return exitCode;
+}
+
+/** A command's name: the first word of its help term. */
+export function commandName(entry: LazyCommand): string {
+  return entry.term.split(' ', 1)[0] ?? entry.term;
+}
+
+/**
+ * The top-level command the command line runs, as commander finds it: the
+ * first word that is not an option (`rye` itself takes no option values), or
+ * for `rye help <command>` the command after `help`.
+ */
+function namedCommand(argv: readonly string[]): string | undefined {
+  const words = argv.filter((arg) => !arg.startsWith('-'));
+  return words[0] === 'help' ? words[1] : words[0];
+}
+
+/** Commander reports usage errors by throwing (exitOverride) so the exit code stays ours. */
+function configureTree(command: Command, io: CliIo, json: boolean): void {
+  command.exitOverride();
+  command.showHelpAfterError(false);
+  // Usage errors quote argv, which a script may fill from file names: escaped
+  // like any other output, keeping commander's own line breaks.
+  command.configureOutput({
+    writeOut: (text) => io.stdout(escapeControlLines(text)),
+    writeErr: (text) => {
+      if (!json) io.stderr(escapeControlLines(text));
+    },
+  });
+  for (const sub of command.commands) configureTree(sub, io, json);
+}
+
+function usageExit(error: CommanderError, io: CliIo, json: boolean): number {
+  const benign = ['commander.helpDisplayed', 'commander.version', 'commander.help'];
+  if (benign.includes(error.code)) return 0;
+  if (json) {
+    io.stdout(
+      formatJson(errorDocument('USAGE_INVALID_ARGUMENT', error.message.replace(/^error: /, ''))),
+    );
+  } else {
+    io.stderr('hint: run `rye --help` or `rye <command> --help`\n');
+  }
+  return 2;
+}
