@@ -107,4 +107,4 @@ export type {
   RegistryResult,
 } from './registry/index.js';
 
-export { main } from './cli/main.js';
+export { main } from './cli/index.js';
