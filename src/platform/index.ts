@@ -11,6 +11,7 @@ export {
   unreadable,
   writeFileAtomic,
 } from './files.js';
+export { compileGlob, isGlob } from './glob.js';
 export { packageRoot } from './package-root.js';
 export { mapLimit } from './map-limit.js';
 export { relativeInside } from './path-inside.js';
@@ -19,4 +20,5 @@ export {
   escapeControlInJson,
   escapeControlLines,
   hasControl,
+  printable,
 } from './terminal-text.js';

@@ -72,6 +72,18 @@ export function escapeControlInJson(json: string): string {
   });
 }
 
+/**
+ * A value from outside, shortened to quote inside a message: every character
+ * {@link escapeControl} would rewrite becomes `?`, and at most `max` characters
+ * (code points, so a pair is never split) are kept. Pure; reads at most
+ * `2 * max` code units of `text`, however long it is.
+ */
+export function printable(text: string, max: number): string {
+  const head = text.length > 2 * max ? text.slice(0, 2 * max) : text;
+  const chars = Array.from(head.replace(UNSAFE_ALL, '?'));
+  return chars.length > max ? chars.slice(0, max).join('') : chars.join('');
+}
+
 function visible(cp: number): string {
   if (cp < 0x100) return `\\x${hex(cp, 2)}`;
   if (cp < 0x10000) return `\\u${hex(cp, 4)}`;
