@@ -108,3 +108,8 @@ export type {
 } from './registry/index.js';
 
 export { main } from './cli/index.js';
+
+// Issue 12 (docs and package): the JSON contract's error form, the one glob compiler.
+export { errorJson, snakeCaseKeys } from './errors/index.js';
+export type { ErrorJson } from './errors/index.js';
+export { compileGlob, printable } from './platform/index.js';

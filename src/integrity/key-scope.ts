@@ -19,6 +19,17 @@ export interface KeyScope {
   readonly itemTypes: readonly ScopeItemType[] | null;
 }
 
+/** A {@link KeyScope} as JSON output and trust TOML spell it: `{ids, item_types}`. */
+export interface KeyScopeJson {
+  readonly ids: readonly string[] | null;
+  readonly item_types: readonly ScopeItemType[] | null;
+}
+
+/** The JSON form of a scope (docs/json-output.md). Pure. */
+export function keyScopeJson(scope: KeyScope): KeyScopeJson {
+  return { ids: scope.ids, item_types: scope.itemTypes };
+}
+
 /** The item a signature is checked for: the id and type the bytes will act as. */
 export interface VerifySubject {
   readonly itemId: string;

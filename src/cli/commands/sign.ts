@@ -1,5 +1,5 @@
 import { Command } from 'commander';
-import { isRyeError, RyeError } from '../../errors/index.js';
+import { isRyeError, RyeError, snakeCaseKeys } from '../../errors/index.js';
 import { readSigner } from '../../integrity/index.js';
 import {
   ensureSelfTrusted,
@@ -79,7 +79,13 @@ export function signCommand(io: CliIo, run: Runner): Command {
               item_type: f.item.itemType,
               item_id: f.item.itemId,
               path: f.item.path,
-              ...(isRyeError(f.error) ? f.error.toJSON() : {}),
+              ...(isRyeError(f.error)
+                ? {
+                    code: f.error.code,
+                    message: f.error.message,
+                    details: snakeCaseKeys(f.error.details),
+                  }
+                : {}),
             })),
             self_trusted: trustedAt,
             stale_lockfiles: stale.map((l) => ({ path: l.path, tool_id: l.toolId, pins: l.pins })),

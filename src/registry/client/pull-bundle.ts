@@ -33,7 +33,7 @@ import { attestationSummary } from './pull-item.js';
 import { pinnedRegistryKey } from './registry-key.js';
 import type { RegistrySession } from './session.js';
 import { writeAllOrNothing, type FileWrite } from './stage-files.js';
-import { BUNDLE_ITEM_TYPES, trustAuthorKey } from './trust-author.js';
+import { BUNDLE_ITEM_TYPES, trustAuthorKey, trustedAuthorJson } from './trust-author.js';
 import { verifyAnswer } from './verify-answer.js';
 
 /** One blob download may take this long. */
@@ -135,7 +135,7 @@ export async function pullBundle(
     index: indexSummary(index),
     attestation: attestationSummary(verified),
     registry_key: { fingerprint: key.fingerprint, pinned_now: key.pinnedNow },
-    trusted_key: trusted,
+    trusted_key: trustedAuthorJson(trusted),
   };
 }
 
