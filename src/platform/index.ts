@@ -12,6 +12,16 @@ export {
   writeFileAtomic,
 } from './files.js';
 export { compileGlob, isGlob } from './glob.js';
+export { FieldReader, fieldOf, fieldPath, isJsonObject, jsonKind } from './json-fields.js';
+export type {
+  Absence,
+  FieldProblem,
+  FieldSink,
+  FieldSource,
+  FieldType,
+  JsonObject,
+  StringRule,
+} from './json-fields.js';
 export { packageRoot } from './package-root.js';
 export { mapLimit } from './map-limit.js';
 export { relativeInside } from './path-inside.js';
