@@ -107,8 +107,6 @@ export type {
   RegistryResult,
 } from './registry/index.js';
 
-export { main } from './cli/main.js';
-
 // Directives as programs (issue 13): the grammar (docs/directives.md) and its runtime pieces.
 export { parseDirectiveProgram } from './items/index.js';
 export type {
@@ -192,3 +190,9 @@ export { discoverProject, initProject } from './items/index.js';
 export type { DiscoveredProject, InitResult } from './items/index.js';
 export { removeAuthorKey } from './registry/index.js';
 export type { TransferProgress, TransferProgressFn } from './registry/index.js';
+export { main } from './cli/index.js';
+
+// Issue 12 (docs and package): the JSON contract's error form, the one glob compiler.
+export { errorJson, snakeCaseKeys } from './errors/index.js';
+export type { ErrorJson } from './errors/index.js';
+export { compileGlob, printable } from './platform/index.js';

@@ -10,8 +10,9 @@ import {
 import { readTextFile } from '../platform/index.js';
 import { createBundle } from './create.js';
 import type { ProgressFn } from './hash-files.js';
-import { listBundles } from './list.js';
+import { listBundles, type ListedBundle } from './list.js';
 import { MAX_MANIFEST_BYTES, parseManifest } from './manifest-parse.js';
+import type { BundleInfo } from './types.js';
 import { findManifest, verifyBundle, type BundleReport } from './verify.js';
 
 /** The bundler's actions (seed 002): the CLI and the system tool both call this. */
@@ -58,7 +59,7 @@ export async function runBundlerAction(
   if (typeof action !== 'string' || !(BUNDLER_ACTIONS as readonly string[]).includes(action)) {
     throw usage(`action must be one of ${BUNDLER_ACTIONS.join(', ')}`);
   }
-  if (action === 'list') return { ok: true, bundles: await listBundles(spaces) };
+  if (action === 'list') return { ok: true, bundles: (await listBundles(spaces)).map(listedJson) };
   const bundleId = requireString(params.bundle_id, 'bundle_id');
   if (action === 'create') {
     const created = await createBundle({
@@ -97,7 +98,10 @@ export async function runBundlerAction(
   return inspect(spaces, bundleId, trust);
 }
 
-/** The verify report as JSON, with a one-line message when it failed. */
+/**
+ * The verify report as JSON (snake_case, docs/json-output.md), with a one-line
+ * message: `Bundle … verified` or why it was not.
+ */
 export function reportJson(report: BundleReport): BundlerResult {
   const f = report.files;
   const problems = [
@@ -111,7 +115,51 @@ export function reportJson(report: BundleReport): BundlerResult {
     : report.manifest.ok
       ? `Cannot verify bundle ${report.bundleId}: ${problems.join(', ')}`
       : `Cannot verify bundle ${report.bundleId}: its manifest failed (${report.manifest.code ?? 'unknown'})`;
-  return { ...(report as unknown as Record<string, unknown>), ok: report.ok, message };
+  const { badSignature, ...rest } = report.counts;
+  return {
+    ok: report.ok,
+    bundle_id: report.bundleId,
+    version: report.version,
+    space: report.space,
+    manifest_path: report.manifestPath,
+    manifest: report.manifest,
+    files: {
+      ok: f.ok,
+      missing: f.missing,
+      tampered: f.tampered,
+      unlisted: f.unlisted,
+      bad_signature: f.badSignature,
+    },
+    counts: { ...rest, bad_signature: badSignature },
+    message,
+  };
+}
+
+/** One listed manifest as JSON: `{bundle_id, space, path, version?, file_count?, error?}`. */
+function listedJson(b: ListedBundle): Record<string, unknown> {
+  return {
+    bundle_id: b.bundleId,
+    space: b.space,
+    path: b.path,
+    ...(b.version === undefined ? {} : { version: b.version }),
+    ...(b.fileCount === undefined ? {} : { file_count: b.fileCount }),
+    ...(b.error === undefined ? {} : { error: b.error }),
+  };
+}
+
+/** The manifest's `bundle` block as the manifest spells it (snake_case). */
+function bundleInfoJson(info: BundleInfo): Record<string, unknown> {
+  return {
+    id: info.id,
+    version: info.version,
+    created_at: info.createdAt,
+    entrypoint:
+      info.entrypoint === null
+        ? null
+        : { item_type: info.entrypoint.itemType, item_id: info.entrypoint.itemId },
+    description: info.description,
+    includes: info.includes,
+  };
 }
 
 async function inspect(
@@ -133,7 +181,7 @@ async function inspect(
     ok: true,
     space,
     path,
-    bundle: manifest.bundle,
+    bundle: bundleInfoJson(manifest.bundle),
     signature: {
       ok: signature.ok,
       verdict: signature.verdict,

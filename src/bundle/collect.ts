@@ -8,7 +8,7 @@ import { lstat, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { RyeError } from '../errors/index.js';
 import { ITEM_FOLDERS, itemName, parseItemId } from '../items/index.js';
-import { unreadable } from '../platform/index.js';
+import { compileGlob, isGlob, unreadable } from '../platform/index.js';
 import { includeProblem, NODE_MODULES } from './bundle-lane.js';
 import { comparePaths, manifestPathProblem } from './manifest-path.js';
 
@@ -93,7 +93,7 @@ export interface WalkOptions {
 /**
  * Walk a bundle's folders under `projectPath` without following links. A
  * missing folder contributes nothing. Exclude names match whole path segments
- * below a folder (`*` matches within a segment); the folders named by the id
+ * below a folder (`*` and `?` are glob wildcards, platform's `compileGlob`); the folders named by the id
  * and the includes are taken as given. By the lane rule (bundle-lane.ts) an
  * entry whose name starts with a dot is never bundle content and is skipped,
  * whatever the excludes, and so is `node_modules` unless `nodeModules` asks
@@ -231,13 +231,7 @@ async function rootKind(
 }
 
 function excludeMatcher(exclude: readonly string[]): (name: string) => boolean {
-  const exact = new Set(exclude.filter((e) => !e.includes('*')));
-  const globs = exclude
-    .filter((e) => e.includes('*'))
-    .map((e) => new RegExp(`^${e.split('*').map(escapeRegExp).join('.*')}$`, 's'));
-  return (name) => exact.has(name) || globs.some((re) => re.test(name));
-}
-
-function escapeRegExp(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  const exact = new Set(exclude.filter((e) => !isGlob(e)));
+  const globs = exclude.filter((e) => isGlob(e)).map((e) => compileGlob(e));
+  return (name) => exact.has(name) || globs.some((matches) => matches(name));
 }

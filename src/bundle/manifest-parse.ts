@@ -14,6 +14,13 @@ import {
   type ItemType,
   type YamlCaps,
 } from '../items/index.js';
+import {
+  FieldReader,
+  fieldOf,
+  fieldPath,
+  type FieldProblem,
+  type StringRule,
+} from '../platform/index.js';
 import { tryParseFilesFast } from './manifest-fast.js';
 import { comparePaths, manifestPathProblem } from './manifest-path.js';
 import type { BundleInfo, BundleManifest, ManifestEntry } from './types.js';
@@ -38,6 +45,10 @@ function yamlCaps(text: string): YamlCaps {
 class Issues {
   readonly list: string[] = [];
   count = 0;
+  /** Platform's FieldReader, its problems worded as this file words them. */
+  readonly read = new FieldReader((field, problem) =>
+    this.add(() => `${field}: ${wording(problem)}`),
+  );
   /** `issue` may be a function, so an issue past the kept ones costs nothing to word. */
   add(issue: string | (() => string)): void {
     this.count += 1;
@@ -213,42 +224,41 @@ function readYamlDocument(text: string, issues: Issues): Document.Parsed | undef
 }
 
 function bundleOf(value: unknown, issues: Issues): BundleInfo {
-  if (!(value instanceof Map)) issues.add('bundle: must be a map');
-  const get = (key: string): unknown => (value instanceof Map ? value.get(key) : undefined);
-  const text = (key: string, fallback?: string): string => {
-    const v = get(key) ?? fallback;
-    if (typeof v === 'string') return v;
-    issues.add(`bundle.${key}: ${show(v)} is not a string`);
-    return '';
+  const { read } = issues;
+  // Not a map: every field below is then reported missing, as it is.
+  const bundle = read.map(value, 'bundle') ?? new Map<unknown, unknown>();
+  // A field set to null is as missing as an absent one; only `description` may be either.
+  const text = (key: string, rule: StringRule = {}, optional = false): string => {
+    const value = read.string(bundle, key, 'bundle', { ...rule, absent: 'nullish' });
+    if (value === null && !optional)
+      read.report(fieldPath('bundle', key), { kind: 'missing', expected: 'string' });
+    return value ?? '';
   };
-  const id = text('id');
-  if (typeof get('id') === 'string') itemIdIssue('bundle.id', id, issues);
-  const version = text('version');
-  if (typeof get('version') === 'string' && !isSemver(version))
-    issues.add(`bundle.version: ${show(version)} is not a semantic version`);
   return {
-    id,
-    version,
+    id: text('id', { check: itemIdProblem }),
+    version: text('version', {
+      check: (v) => (isSemver(v) ? undefined : `${show(v)} is not a semantic version`),
+    }),
     createdAt: text('created_at'),
-    entrypoint: entrypointOf(get('entrypoint'), issues),
-    description: text('description', ''),
-    includes: includesOf(get('includes'), issues),
+    entrypoint: entrypointOf(fieldOf(bundle, 'entrypoint'), issues),
+    description: text('description', {}, true),
+    includes: includesOf(fieldOf(bundle, 'includes'), issues),
   };
 }
 
 function entrypointOf(value: unknown, issues: Issues): BundleInfo['entrypoint'] {
   // Python writes `entrypoint: ''` for a bundle without one.
   if (value === undefined || value === null || value === '') return null;
-  if (!(value instanceof Map)) {
-    issues.add('bundle.entrypoint: must be a map {item_type, item_id}, "" or null');
-    return null;
+  const where = 'bundle.entrypoint';
+  const entry = issues.read.map(value, where, '{item_type, item_id}, "" or null');
+  if (entry === undefined) return null;
+  const itemType = issues.read.oneOf(entry, 'item_type', where, ITEM_TYPES);
+  const itemId = fieldOf(entry, 'item_id');
+  if (typeof itemId !== 'string') issues.add(`${where}.item_id: must be a string`);
+  else {
+    const why = itemIdProblem(itemId);
+    if (why !== undefined) issues.add(`${where}.item_id: ${why}`);
   }
-  const itemType = value.get('item_type');
-  const itemId = value.get('item_id');
-  if (!(ITEM_TYPES as readonly unknown[]).includes(itemType))
-    issues.add(`bundle.entrypoint.item_type: ${show(itemType)} is not one of ${ITEM_TYPES}`);
-  if (typeof itemId !== 'string') issues.add('bundle.entrypoint.item_id: must be a string');
-  else itemIdIssue('bundle.entrypoint.item_id', itemId, issues);
   return { itemType: itemType as ItemType, itemId: String(itemId) };
 }
 
@@ -281,8 +291,8 @@ function filesOf(value: unknown, issues: Issues): Map<string, ManifestEntry> {
     // Legacy list form: each element must carry its own hash — a bare path
     // string is refused rather than silently losing verification (seed 000).
     value.forEach((entry: unknown, i) => {
-      if (entry instanceof Map) pairs.push([`files[${i}]`, entry.get('path'), entry]);
-      else issues.add(`files[${i}]: must be a map {path, sha256, inline_signed}`);
+      const map = issues.read.map(entry, `files[${i}]`, '{path, sha256, inline_signed}');
+      if (map !== undefined) pairs.push([`files[${i}]`, map.get('path'), map]);
     });
   } else {
     issues.add('files: must be a map of path → {sha256, inline_signed} (or the legacy list)');
@@ -300,22 +310,37 @@ function filesOf(value: unknown, issues: Issues): Map<string, ManifestEntry> {
 }
 
 function entryOf(where: string, value: unknown, issues: Issues): ManifestEntry | undefined {
-  if (!(value instanceof Map)) {
-    issues.add(`${where}: must be a map {sha256, inline_signed}`);
-    return undefined;
+  const entry = issues.read.map(value, where, '{sha256, inline_signed}');
+  if (entry === undefined) return undefined;
+  const sha256 = issues.read.string(entry, 'sha256', where, SHA256_RULE);
+  const inlineSigned = issues.read.boolean(entry, 'inline_signed', where, INLINE_RULE);
+  if (typeof sha256 !== 'string' || inlineSigned === undefined) return undefined;
+  return { sha256, inlineSigned };
+}
+
+const HEX64 = '64 lowercase hex characters';
+// Built once: a 100k-file manifest reads these rules 100k times.
+const SHA256_RULE: StringRule = {
+  label: HEX64,
+  check: (hash) => (SHA256_RE.test(hash) ? undefined : `${show(hash)} is not ${HEX64}`),
+};
+const INLINE_RULE = { fallback: false } as const;
+
+/** This file's words for a FieldReader problem (after `<field>: `). */
+function wording(problem: FieldProblem): string {
+  switch (problem.kind) {
+    case 'missing':
+    case 'type':
+      if (problem.expected === 'map')
+        return `must be a map${problem.label === undefined ? '' : ` ${problem.label}`}`;
+      return `${show('actual' in problem ? problem.actual : undefined)} is not ${problem.label ?? (problem.expected === 'boolean' ? 'true or false' : 'a string')}`;
+    case 'not_one_of':
+      return `${show(problem.actual)} is not one of ${String(problem.allowed)}`;
+    case 'invalid':
+      return problem.why;
+    default:
+      return problem.kind;
   }
-  const sha256 = value.get('sha256');
-  const inlineSigned = value.has('inline_signed') ? value.get('inline_signed') : false;
-  let ok = true;
-  if (typeof sha256 !== 'string' || !SHA256_RE.test(sha256)) {
-    issues.add(`${where}.sha256: ${show(sha256)} is not 64 lowercase hex characters`);
-    ok = false;
-  }
-  if (typeof inlineSigned !== 'boolean') {
-    issues.add(`${where}.inline_signed: ${show(inlineSigned)} is not true or false`);
-    ok = false;
-  }
-  return ok ? { sha256: String(sha256), inlineSigned: inlineSigned === true } : undefined;
 }
 
 /** The path when it is a string passing the manifest path rule; else records an issue. */
@@ -330,11 +355,13 @@ function pathIssue(where: string, value: unknown, issues: Issues): string | unde
   return undefined;
 }
 
-function itemIdIssue(where: string, id: string, issues: Issues): void {
+/** Why `id` is not an item id (parseItemId's message), or undefined. */
+function itemIdProblem(id: string): string | undefined {
   try {
     parseItemId(id);
+    return undefined;
   } catch (error) {
-    issues.add(`${where}: ${messageOf(error)}`);
+    return messageOf(error);
   }
 }
 

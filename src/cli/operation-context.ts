@@ -1,4 +1,4 @@
-import type { OperationContext } from '../threads/ops/context.js';
+import type { OperationContext } from '../threads/ops/index.js';
 import { commandAuthority } from './authority.js';
 import type { CommandContext } from './context.js';
 

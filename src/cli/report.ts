@@ -1,4 +1,4 @@
-import { exitCodeFor, hintFor, isRyeError, type ErrorCode } from '../errors/index.js';
+import { errorJson, exitCodeFor, hintFor, isRyeError, type ErrorCode } from '../errors/index.js';
 import { escapeControl, escapeControlInJson, escapeControlLines } from '../platform/index.js';
 import type { CommandContext } from './context.js';
 
@@ -35,9 +35,12 @@ export function warn(ctx: Output, warning: { code: string; message: string }): v
   if (!ctx.json) ctx.io.stderr(`warning[${warning.code}]: ${escapeControl(warning.message)}\n`);
 }
 
-/** The JSON shape of an error: `{ok: false, error: {code, message, hint, details}}`. */
+/**
+ * The JSON shape of an error: `{ok: false, error: {code, message, hint, details}}`,
+ * the keys of `details` in snake_case (docs/json-output.md).
+ */
 export function errorDocument(code: ErrorCode, message: string, details: unknown = {}): unknown {
-  return { ok: false, error: { code, message, hint: hintFor(code), details } };
+  return { ok: false, error: errorJson(code, message, details) };
 }
 
 /**

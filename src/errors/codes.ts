@@ -79,7 +79,7 @@ export const ERROR_CODES = {
   // reports each failed item under its own code and exits 1.
   SIGN_FAILED: {
     class: 'failure',
-    hint: 'Some items could not be signed; see the list above.',
+    hint: 'Some items could not be signed; see the list above (each failed item carries its own code).',
   },
   KEY_EXISTS: {
     class: 'failure',
@@ -95,7 +95,7 @@ export const ERROR_CODES = {
   },
   TRUST_FILE_INVALID: {
     class: 'failure',
-    hint: 'A trusted-key file must be a PEM public key or a TOML document as in the README.',
+    hint: 'A trusted-key file must be a PEM public key or a TOML document as in docs/concepts.md ("Keys and trust").',
   },
   TRUST_KEY_NOT_FOUND: {
     class: 'failure',
@@ -174,7 +174,7 @@ export const ERROR_CODES = {
 
   BUNDLE_NOT_FOUND: {
     class: 'failure',
-    hint: '`rye bundle list` shows the bundles; create one with `rye bundle create <bundle_id> --version X.Y.Z`.',
+    hint: 'No manifest for that bundle id in any space: `rye bundle list` shows the bundles; create one with `rye bundle create <bundle_id> --version X.Y.Z`.',
   },
   BUNDLE_EMPTY: {
     class: 'failure',
@@ -220,7 +220,7 @@ export const ERROR_CODES = {
   },
   FILE_TOO_LARGE: {
     class: 'integrity',
-    hint: 'The file is larger than the item size cap.',
+    hint: 'The file is over its size cap (8 MiB for an item; the message names the cap).',
   },
   PARSE_UNSAFE_CONTENT: {
     class: 'integrity',
@@ -274,7 +274,7 @@ export const ERROR_CODES = {
   },
   LOCKFILE_INVALID: {
     class: 'integrity',
-    hint: 'The lockfile is malformed or points outside the project; delete it or `rye lock update <tool_id>`.',
+    hint: 'The lockfile is malformed or points outside its space; delete it or `rye lock update <tool_id>`.',
   },
   LOCKFILE_VERSION_UNSUPPORTED: {
     class: 'integrity',

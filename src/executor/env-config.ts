@@ -4,8 +4,8 @@
  * reported once.
  */
 import { RyeError } from '../errors/index.js';
+import { FieldReader, type FieldProblem, type JsonObject } from '../platform/index.js';
 import { isLoaderEnvName } from './loader-env.js';
-import { isPlainObject } from './template.js';
 import type { EnvConfig, InterpreterConfig } from './types.js';
 
 /** One problem found in an `env_config`; `field` is a dotted path. */
@@ -37,34 +37,34 @@ function describe(value: unknown): string {
   return Array.isArray(value) ? 'a list' : `a ${typeof value}`;
 }
 
+/** Collects every problem; reads go through platform's FieldReader, worded here. */
 class Collector {
   readonly issues: EnvConfigIssue[] = [];
+  readonly read = new FieldReader((field, problem) => this.add(field, wording(problem)));
   add(field: string, message: string): void {
     this.issues.push({ field, message });
   }
   /** A non-empty string without NUL, or null when absent (missing/null). */
-  text(obj: Record<string, unknown>, key: string, field: string): string | null {
-    const value = obj[key];
-    if (value === undefined || value === null) return null;
-    if (typeof value !== 'string' || value === '' || value.includes('\0')) {
-      this.add(`${field}.${key}`, `must be a non-empty string, got ${describe(value)}`);
-      return null;
-    }
-    return value;
+  text(obj: JsonObject, key: string, field: string): string | null {
+    return this.read.string(obj, key, field, TEXT) ?? null;
   }
-  list(obj: Record<string, unknown>, key: string, field: string): string[] | null {
-    const value = obj[key];
-    if (value === undefined || value === null) return null;
-    if (!Array.isArray(value)) {
-      this.add(`${field}.${key}`, `must be a list of strings, got ${describe(value)}`);
-      return null;
-    }
-    return value.flatMap((item: unknown, i) => {
-      if (typeof item === 'string' && item !== '' && !item.includes('\0')) return [item];
-      this.add(`${field}.${key}[${i}]`, `must be a non-empty string, got ${describe(item)}`);
-      return [];
-    });
+  list(obj: JsonObject, key: string, field: string): string[] | null {
+    const list = this.read.strings(obj, key, field, TEXT);
+    return list === undefined ? null : [...list];
   }
+}
+
+const TEXT = { absent: 'nullish', nonEmpty: true, noNul: true } as const;
+
+function wording(problem: FieldProblem): string {
+  if (problem.kind === 'unknown_key') return 'is not a known key';
+  if (problem.kind === 'type' && problem.expected === 'object')
+    return `must be a mapping, got ${describe(problem.actual)}`;
+  if (problem.kind === 'type' && problem.expected === 'array')
+    return `must be a list of strings, got ${describe(problem.actual)}`;
+  if (problem.kind === 'type' || problem.kind === 'empty')
+    return `must be a non-empty string, got ${describe(problem.actual)}`;
+  return problem.kind;
 }
 
 function interpreterType(raw: unknown): InterpreterType | null {
@@ -76,33 +76,31 @@ function interpreterType(raw: unknown): InterpreterType | null {
 function parseInterpreter(raw: unknown, c: Collector): InterpreterConfig | null {
   const field = 'env_config.interpreter';
   if (raw === undefined || raw === null) return null;
-  if (!isPlainObject(raw)) {
-    c.add(field, `must be a mapping, got ${describe(raw)}`);
-    return null;
-  }
-  const type = interpreterType(raw['type']);
+  const obj = c.read.object(raw, field);
+  if (obj === undefined) return null;
+  const type = interpreterType(obj['type']);
   if (type === null) {
     const known = Object.keys(KEYS_BY_TYPE).join(', ');
-    c.add(`${field}.type`, `must be one of ${known}, got ${describe(raw['type'])}`);
+    c.add(`${field}.type`, `must be one of ${known}, got ${describe(obj['type'])}`);
   }
-  for (const key of Object.keys(raw)) {
+  for (const key of Object.keys(obj)) {
     if (type !== null && !KEYS_BY_TYPE[type].includes(key)) {
       c.add(`${field}.${key}`, `is not a known key for interpreter type ${type}`);
     }
   }
-  const variable = c.text(raw, 'var', field);
-  const absent = (key: string): boolean => raw[key] === undefined || raw[key] === null;
+  const variable = c.text(obj, 'var', field);
+  const absent = (key: string): boolean => obj[key] === undefined || obj[key] === null;
   if (absent('var')) c.add(`${field}.var`, 'is required');
   else if (variable !== null && !ENV_NAME_RE.test(variable)) {
     c.add(`${field}.var`, `must look like an environment variable name, got ${variable}`);
   }
-  const binary = c.text(raw, 'binary', field);
-  const fallback = c.text(raw, 'fallback', field);
-  const searchPaths = c.list(raw, 'search_paths', field);
+  const binary = c.text(obj, 'binary', field);
+  const fallback = c.text(obj, 'fallback', field);
+  const searchPaths = c.list(obj, 'search_paths', field);
   if (type === 'local_binary' && absent('binary')) c.add(`${field}.binary`, 'is required');
   const noPaths =
     absent('search_paths') ||
-    (Array.isArray(raw['search_paths']) && raw['search_paths'].length === 0);
+    (Array.isArray(obj['search_paths']) && obj['search_paths'].length === 0);
   if (type === 'local_binary' && noPaths) {
     c.add(`${field}.search_paths`, 'must list at least one folder');
   }
@@ -114,10 +112,10 @@ function parseInterpreter(raw: unknown, c: Collector): InterpreterConfig | null 
     type,
     var: variable,
     binary,
-    candidates: c.list(raw, 'candidates', field) ?? [],
+    candidates: c.list(obj, 'candidates', field) ?? [],
     searchPaths: searchPaths ?? (type === 'node_modules' ? ['node_modules/.bin'] : []),
-    searchRoots: c.list(raw, 'search_roots', field) ?? [],
-    venvPath: c.text(raw, 'venv_path', field) ?? '.venv',
+    searchRoots: c.list(obj, 'search_roots', field) ?? [],
+    venvPath: c.text(obj, 'venv_path', field) ?? '.venv',
     fallback,
   };
 }
@@ -154,11 +152,9 @@ function parseDotenvNames(raw: unknown, c: Collector): string[] {
 function parseEnvMap(raw: unknown, c: Collector): Record<string, string> {
   const env: Record<string, string> = Object.create(null) as Record<string, string>;
   if (raw === undefined || raw === null) return env;
-  if (!isPlainObject(raw)) {
-    c.add('env_config.env', `must be a mapping, got ${describe(raw)}`);
-    return env;
-  }
-  for (const [key, value] of Object.entries(raw)) {
+  const obj = c.read.object(raw, 'env_config.env');
+  if (obj === undefined) return env;
+  for (const [key, value] of Object.entries(obj)) {
     const field = `env_config.env.${key}`;
     if (!ENV_NAME_RE.test(key)) c.add(field, 'is not a valid environment variable name');
     else if (typeof value === 'string' && !value.includes('\0')) env[key] = value;
@@ -189,15 +185,13 @@ export function parseEnvConfig(raw: unknown, source: string): EnvConfig | null {
   if (raw === undefined || raw === null) return null;
   const c = new Collector();
   let result: EnvConfig | null = null;
-  if (!isPlainObject(raw)) c.add('env_config', `must be a mapping, got ${describe(raw)}`);
-  else {
-    for (const key of Object.keys(raw)) {
-      if (!ENV_CONFIG_KEYS.includes(key)) c.add(`env_config.${key}`, 'is not a known key');
-    }
+  const obj = c.read.object(raw, 'env_config');
+  if (obj !== undefined) {
+    c.read.knownKeys(obj, 'env_config', ENV_CONFIG_KEYS);
     result = {
-      interpreter: parseInterpreter(raw['interpreter'], c),
-      env: parseEnvMap(raw['env'], c),
-      dotenv: parseDotenvNames(raw['dotenv'], c),
+      interpreter: parseInterpreter(obj['interpreter'], c),
+      env: parseEnvMap(obj['env'], c),
+      dotenv: parseDotenvNames(obj['dotenv'], c),
     };
   }
   if (c.issues.length > 0 || result === null) {

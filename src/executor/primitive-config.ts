@@ -1,4 +1,5 @@
 import { RyeError } from '../errors/index.js';
+import { FieldReader, type JsonObject } from '../platform/index.js';
 import { renderValue } from './template.js';
 import type { ChainElement, HttpRequest, SubprocessRequest, TemplateVars } from './types.js';
 
@@ -13,7 +14,7 @@ export const PRIMITIVES = {
  * primitives/*.yaml, `additionalProperties: false`). Anything else — a `shell:
  * true` copied from elsewhere, a misspelt `timout` — is refused, not ignored.
  */
-const SUBPROCESS_KEYS: ReadonlySet<string> = new Set([
+const SUBPROCESS_KEYS: readonly string[] = [
   'command',
   'args',
   'args_by_extension',
@@ -21,8 +22,8 @@ const SUBPROCESS_KEYS: ReadonlySet<string> = new Set([
   'timeout',
   'input_data',
   'max_output_bytes',
-]);
-const HTTP_KEYS: ReadonlySet<string> = new Set([
+];
+const HTTP_KEYS: readonly string[] = [
   'method',
   'url',
   'headers',
@@ -31,9 +32,9 @@ const HTTP_KEYS: ReadonlySet<string> = new Set([
   'auth',
   'retry',
   'max_response_bytes',
-]);
-const HTTP_AUTH_KEYS: ReadonlySet<string> = new Set(['type', 'token', 'key', 'header']);
-const HTTP_RETRY_KEYS: ReadonlySet<string> = new Set(['max_attempts', 'backoff', 'base_delay_ms']);
+];
+const HTTP_AUTH_KEYS: readonly string[] = ['type', 'token', 'key', 'header'];
+const HTTP_RETRY_KEYS: readonly string[] = ['max_attempts', 'backoff', 'base_delay_ms'];
 
 const DEFAULT_TIMEOUT_S = 300;
 const DEFAULT_HTTP_TIMEOUT_S = 30;
@@ -85,7 +86,8 @@ export function planSubprocess(
       ? null
       : render(config['input_data']);
   const issues: string[] = [];
-  unknownKeys(config, SUBPROCESS_KEYS, 'config', issues);
+  const read = reader(issues);
+  read.knownKeys(config, 'config', SUBPROCESS_KEYS);
   if (typeof command !== 'string' || command === '')
     issues.push('config.command must be a non-empty string');
   if (!Array.isArray(args) || args.some((a) => typeof a !== 'string'))
@@ -93,13 +95,8 @@ export function planSubprocess(
   if (typeof cwd !== 'string') issues.push('config.cwd must be a string');
   if (stdin !== null && typeof stdin !== 'string')
     issues.push('config.input_data must be a string');
-  const timeout = positiveNumber(config['timeout'], DEFAULT_TIMEOUT_S, 'config.timeout', issues);
-  const maxOutput = positiveNumber(
-    config['max_output_bytes'],
-    DEFAULT_MAX_OUTPUT,
-    'config.max_output_bytes',
-    issues,
-  );
+  const timeout = read.positive(config, 'timeout', 'config', DEFAULT_TIMEOUT_S) ?? 0;
+  const maxOutput = read.positive(config, 'max_output_bytes', 'config', DEFAULT_MAX_OUTPUT) ?? 0;
   if (issues.length > 0) throw invalid(context.source, issues);
   return {
     command: command as string,
@@ -131,38 +128,25 @@ export function planHttp(
 ): HttpRequest {
   const rendered = renderValue(config, context.env, context.vars) as Record<string, unknown>;
   const issues: string[] = [];
-  unknownKeys(rendered, HTTP_KEYS, 'config', issues);
+  const read = reader(issues);
+  read.knownKeys(rendered, 'config', HTTP_KEYS);
   const method = String(rendered['method'] ?? 'GET').toUpperCase();
   if (!['GET', 'POST', 'PUT', 'DELETE', 'PATCH', 'HEAD'].includes(method))
     issues.push(`config.method ${method} is not supported`);
   const url = rendered['url'];
   if (typeof url !== 'string' || url === '') issues.push('config.url must be a string');
   const headers = stringMap(rendered['headers'], 'config.headers', issues);
-  const auth = parseAuth(rendered['auth'], issues);
-  const retry = mapping(rendered['retry'], 'config.retry', issues);
-  unknownKeys(retry, HTTP_RETRY_KEYS, 'config.retry', issues);
-  const timeout = positiveNumber(
-    rendered['timeout'],
-    DEFAULT_HTTP_TIMEOUT_S,
-    'config.timeout',
-    issues,
-  );
-  const attempts = positiveNumber(retry['max_attempts'], 1, 'config.retry.max_attempts', issues);
-  const baseDelay = positiveNumber(
-    retry['base_delay_ms'],
-    200,
-    'config.retry.base_delay_ms',
-    issues,
-  );
+  const auth = parseAuth(rendered['auth'], issues, read);
+  const retry = mapping(rendered['retry'], 'config.retry', read);
+  read.knownKeys(retry, 'config.retry', HTTP_RETRY_KEYS);
+  const timeout = read.positive(rendered, 'timeout', 'config', DEFAULT_HTTP_TIMEOUT_S) ?? 0;
+  const attempts = read.positive(retry, 'max_attempts', 'config.retry', 1) ?? 0;
+  const baseDelay = read.positive(retry, 'base_delay_ms', 'config.retry', 200) ?? 0;
   const backoff = retry['backoff'] ?? 'exponential';
   if (backoff !== 'exponential' && backoff !== 'linear')
     issues.push('config.retry.backoff must be "exponential" or "linear"');
-  const maxResponse = positiveNumber(
-    rendered['max_response_bytes'],
-    DEFAULT_MAX_OUTPUT,
-    'config.max_response_bytes',
-    issues,
-  );
+  const maxResponse =
+    read.positive(rendered, 'max_response_bytes', 'config', DEFAULT_MAX_OUTPUT) ?? 0;
   if (issues.length > 0) throw invalid(context.source, issues);
   const bodyless = method === 'GET' || method === 'HEAD' || method === 'DELETE';
   return {
@@ -181,12 +165,12 @@ export function planHttp(
   };
 }
 
-function parseAuth(value: unknown, issues: string[]): HttpRequest['auth'] {
+function parseAuth(value: unknown, issues: string[], read: FieldReader): HttpRequest['auth'] {
   if (value === undefined || value === null) return null;
   // Not a mapping: the shape message below covers it. Only key names are quoted, never values.
   const auth =
     typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
-  unknownKeys(auth, HTTP_AUTH_KEYS, 'config.auth', issues);
+  read.knownKeys(auth, 'config.auth', HTTP_AUTH_KEYS);
   if (auth['type'] === 'bearer' && typeof auth['token'] === 'string')
     return { type: 'bearer', token: auth['token'] };
   if (auth['type'] === 'api_key' && typeof auth['key'] === 'string') {
@@ -215,30 +199,20 @@ function stringMap(value: unknown, field: string, issues: string[]): Record<stri
 }
 
 /** A mapping's entries, or `{}` (with an issue) for anything else; absent is `{}`. */
-function mapping(value: unknown, field: string, issues: string[]): Record<string, unknown> {
+function mapping(value: unknown, field: string, read: FieldReader): JsonObject {
   if (value === undefined || value === null) return {};
-  if (typeof value === 'object' && !Array.isArray(value)) return value as Record<string, unknown>;
-  issues.push(`${field} must be a mapping`);
-  return {};
+  return read.object(value, field) ?? {};
 }
 
-function unknownKeys(
-  value: Readonly<Record<string, unknown>>,
-  known: ReadonlySet<string>,
-  field: string,
-  issues: string[],
-): void {
-  for (const key of Object.keys(value)) {
-    if (!known.has(key))
-      issues.push(`${field}.${key} is not a known key (known: ${[...known].join(', ')})`);
-  }
-}
-
-function positiveNumber(value: unknown, fallback: number, field: string, issues: string[]): number {
-  if (value === undefined || value === null) return fallback;
-  if (typeof value === 'number' && Number.isFinite(value) && value > 0) return value;
-  issues.push(`${field} must be a positive number`);
-  return fallback;
+/** Platform's FieldReader, its problems worded as this file words them, into `issues`. */
+function reader(issues: string[]): FieldReader {
+  return new FieldReader((field, problem) => {
+    if (problem.kind === 'unknown_key')
+      issues.push(`${field} is not a known key (known: ${problem.known.join(', ')})`);
+    else if (problem.kind === 'type' && problem.expected === 'object')
+      issues.push(`${field} must be a mapping`);
+    else issues.push(`${field} must be a positive number`);
+  });
 }
 
 function invalid(source: string, issues: string[]): RyeError {

@@ -1,5 +1,6 @@
 import { isAbsolute } from 'node:path';
 import { RyeError } from '../errors/index.js';
+import { FieldReader, fieldOf, type FieldProblem, type FieldType } from '../platform/index.js';
 import type { ValidationIssue } from '../items/index.js';
 import { ENV_NAME_RE } from './env-config.js';
 import type { AnchorConfig, VerifyDepsConfig } from './types.js';
@@ -83,44 +84,36 @@ export function parseVerifyDepsConfig(raw: unknown, source: string): VerifyDepsC
   return r.done(config, source);
 }
 
-/** Typed reads of one section's keys; every problem lands in `issues`, then `done` fails once. */
+/**
+ * Typed reads of one section's keys (platform's FieldReader, worded here);
+ * every problem lands in `issues`, then `done` fails once.
+ */
 function reader(raw: unknown, name: string, keys: readonly string[]) {
   const issues: ValidationIssue[] = [];
-  let o: Raw = {};
-  if (isMapping(raw)) o = raw;
-  else issues.push(bad(name, 'must be a mapping', raw));
-  for (const key of Object.keys(o)) {
-    if (!keys.includes(key)) {
-      issues.push(issue(`${name}.${key}`, `is not a known key (${keys.join(', ')})`));
-    }
-  }
-  const value = (key: string): unknown => (Object.hasOwn(o, key) ? o[key] : undefined);
+  const read = new FieldReader((field, problem) => issues.push(wording(field, problem)));
+  const o = read.object(raw, name) ?? {};
+  read.knownKeys(o, name, keys);
+  const value = (key: string): unknown => fieldOf(o, key);
   const field = (key: string): string => `${name}.${key}`;
   const list = (key: string, fallback: readonly string[]): readonly string[] =>
-    value(key) === undefined ? fallback : stringList(value(key), field(key), issues);
+    read.strings(o, key, name, { absent: 'optional', fallback, nonEmpty: true }) ?? [];
   return {
     issues,
     value,
     list,
     bool(key: string, fallback: boolean): boolean {
-      const v = value(key);
-      if (v === undefined || typeof v === 'boolean') return v ?? fallback;
-      issues.push(bad(field(key), 'must be true or false', v));
-      return fallback;
+      return read.boolean(o, key, name, { fallback }) ?? fallback;
     },
     oneOf<T extends string>(key: string, allowed: readonly T[], fallback: T): T {
-      const v = value(key);
-      if (v === undefined) return fallback;
-      if (allowed.some((a) => a === v)) return v as T;
-      issues.push(bad(field(key), `must be one of ${allowed.join(', ')}`, v));
-      return fallback;
+      return read.oneOf(o, key, name, allowed, fallback) ?? fallback;
     },
     optionalText(key: string): string | null {
-      const v = value(key);
-      if (v === undefined || v === null) return null;
-      if (typeof v === 'string' && v !== '') return v;
-      issues.push(bad(field(key), 'must be a non-empty string or null', v));
-      return null;
+      const text = {
+        absent: 'nullish',
+        nonEmpty: true,
+        label: 'a non-empty string or null',
+      } as const;
+      return read.string(o, key, name, text) ?? null;
     },
     /** Plain file or folder names: markers and excluded dirs match by name, never a path. */
     names(key: string, fallback: readonly string[]): readonly string[] {
@@ -142,6 +135,32 @@ function reader(raw: unknown, name: string, keys: readonly string[]) {
   };
 }
 
+const MUST: Readonly<Partial<Record<FieldType, string>>> = {
+  object: 'a mapping',
+  string: 'a non-empty string',
+  boolean: 'true or false',
+  array: 'a list of strings',
+};
+
+/** This file's words for a FieldReader problem: `<field> must be … (got …)`. */
+function wording(field: string, problem: FieldProblem): ValidationIssue {
+  switch (problem.kind) {
+    case 'unknown_key':
+      return issue(field, `is not a known key (${problem.known.join(', ')})`);
+    case 'not_one_of':
+      return bad(field, `must be one of ${problem.allowed.join(', ')}`, problem.actual);
+    case 'type':
+    case 'empty':
+      return bad(
+        field,
+        `must be ${problem.label ?? MUST[problem.kind === 'empty' ? 'string' : problem.expected] ?? problem.kind}`,
+        problem.actual,
+      );
+    default:
+      return issue(field, problem.kind);
+  }
+}
+
 function issue(field: string, why: string): ValidationIssue {
   return { field, message: `${field} ${why}` };
 }
@@ -160,19 +179,6 @@ function show(value: unknown): string {
 
 function isMapping(value: unknown): value is Raw {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-function stringList(value: unknown, field: string, issues: ValidationIssue[]): string[] {
-  if (!Array.isArray(value)) {
-    issues.push(bad(field, 'must be a list of strings', value));
-    return [];
-  }
-  const out: string[] = [];
-  value.forEach((entry: unknown, i) => {
-    if (typeof entry === 'string' && entry !== '') out.push(entry);
-    else issues.push(bad(`${field}[${i}]`, 'must be a non-empty string', entry));
-  });
-  return out;
 }
 
 function libPath(value: unknown, issues: ValidationIssue[]): string | null {
@@ -211,8 +217,11 @@ function envPaths(value: unknown, issues: ValidationIssue[]): EnvPaths {
         issues.push(issue(`${field}.${key}`, 'is not a known key (prepend, append)'));
       }
     }
-    const list = (key: string): string[] =>
-      spec[key] === undefined ? [] : stringList(spec[key], `${field}.${key}`, issues);
+    const read = new FieldReader((at, problem) => issues.push(wording(at, problem)));
+    const list = (key: string): string[] => [
+      ...(read.strings(spec, key, field, { absent: 'optional', fallback: [], nonEmpty: true }) ??
+        []),
+    ];
     out.push([name, { prepend: list('prepend'), append: list('append') }]);
   }
   return Object.fromEntries(out);

@@ -8,6 +8,7 @@
  * stays literal, and an env value holding `{tool_path}` stays literal too.
  */
 import { RyeError } from '../errors/index.js';
+import { isJsonObject } from '../platform/index.js';
 import type { TemplateVars } from './types.js';
 
 /** Environment lookups: missing and `undefined` both mean "unset". */
@@ -82,9 +83,7 @@ export function renderString(text: string, env: EnvLookup, vars: Partial<Templat
 
 /** A plain `{}` object (JSON- or YAML-made), not an array, class instance or null. */
 export function isPlainObject(value: unknown): value is Record<string, unknown> {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
-  const proto: unknown = Object.getPrototypeOf(value);
-  return proto === Object.prototype || proto === null;
+  return isJsonObject(value);
 }
 
 function renderAt(

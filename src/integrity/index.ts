@@ -58,12 +58,13 @@ export type { SignatureFields } from './signature-line.js';
 export {
   SCOPE_ITEM_TYPES,
   describeScopes,
+  keyScopeJson,
   parseKeyScope,
   scopePatternCovers,
   scopePatternProblem,
   scopesCover,
 } from './key-scope.js';
-export type { KeyScope, ScopeItemType, VerifySubject } from './key-scope.js';
+export type { KeyScope, KeyScopeJson, ScopeItemType, VerifySubject } from './key-scope.js';
 export { TrustedCache } from './trusted-cache.js';
 export type { TrustedEntry } from './trusted-cache.js';
 export { trustSetOf } from './trust.js';

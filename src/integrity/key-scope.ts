@@ -1,4 +1,5 @@
 import { RyeError } from '../errors/index.js';
+import { compileGlob } from '../platform/index.js';
 import { ITEM_TYPES, type ItemType } from './signature-formats.js';
 
 /**
@@ -16,6 +17,17 @@ export type ScopeItemType = ItemType | 'bundle';
 export interface KeyScope {
   readonly ids: readonly string[] | null;
   readonly itemTypes: readonly ScopeItemType[] | null;
+}
+
+/** A {@link KeyScope} as JSON output and trust TOML spell it: `{ids, item_types}`. */
+export interface KeyScopeJson {
+  readonly ids: readonly string[] | null;
+  readonly item_types: readonly ScopeItemType[] | null;
+}
+
+/** The JSON form of a scope (docs/json-output.md). Pure. */
+export function keyScopeJson(scope: KeyScope): KeyScopeJson {
+  return { ids: scope.ids, item_types: scope.itemTypes };
 }
 
 /** The item a signature is checked for: the id and type the bytes will act as. */
@@ -54,18 +66,24 @@ export function scopePatternProblem(pattern: string): string | undefined {
   return undefined;
 }
 
-/** True when `pattern` (already checked by {@link scopePatternProblem}) covers `itemId`. Pure. */
+/**
+ * True when `pattern` (already checked by {@link scopePatternProblem}) covers
+ * `itemId`: matched by the one glob compiler (platform's `compileGlob`), whose
+ * `*` and `**` mean here what they mean in id globs.
+ */
 export function scopePatternCovers(pattern: string, itemId: string): boolean {
-  if (pattern === '**') return true;
-  if (pattern === '*') return !itemId.includes('/');
-  if (pattern.endsWith('/**')) return itemId.startsWith(pattern.slice(0, -2));
-  if (pattern.endsWith('/*')) {
-    const prefix = pattern.slice(0, -1);
-    const rest = itemId.slice(prefix.length);
-    return itemId.startsWith(prefix) && rest !== '' && !rest.includes('/');
+  let matches = compiledScopes.get(pattern);
+  if (matches === undefined) {
+    // Bounded: patterns come from trust files, and a store may hold many.
+    if (compiledScopes.size >= MAX_COMPILED_SCOPES) compiledScopes.clear();
+    matches = compileGlob(pattern);
+    compiledScopes.set(pattern, matches);
   }
-  return pattern === itemId;
+  return matches(itemId);
 }
+
+const MAX_COMPILED_SCOPES = 1024;
+const compiledScopes = new Map<string, (itemId: string) => boolean>();
 
 /**
  * True when every restriction covers the subject. A key without restrictions

@@ -1,4 +1,5 @@
 import { RyeError } from '../errors/index.js';
+import { printable } from '../platform/index.js';
 
 /** Longest item id accepted. */
 const MAX_ID_LENGTH = 512;
@@ -22,7 +23,7 @@ const SEGMENT_RE = /^[A-Za-z0-9_][A-Za-z0-9_+@-]*$/;
 export function parseItemId(id: string): string {
   const why = problemWith(id);
   if (why !== undefined) {
-    throw new RyeError('ITEM_ID_INVALID', `Cannot use item id "${printable(id)}": ${why}`, {
+    throw new RyeError('ITEM_ID_INVALID', `Cannot use item id "${printable(id, 120)}": ${why}`, {
       itemId: id,
     });
   }
@@ -67,9 +68,4 @@ export function itemName(id: string): string {
 export function itemCategory(id: string): string {
   const slash = id.lastIndexOf('/');
   return slash === -1 ? '' : id.slice(0, slash);
-}
-
-function printable(id: string): string {
-  // eslint-disable-next-line no-control-regex
-  return id.replace(/[\u0000-\u001f\u007f]/g, '?').slice(0, 120);
 }

@@ -2,6 +2,12 @@ import { RyeError, isRyeError } from '../errors/index.js';
 import { jsonNodeToValue, parseJsonAst } from '../integrity/index.js';
 import type { JsonNode, JsonObjectNode } from '../integrity/index.js';
 import { problemWith } from '../items/index.js';
+import {
+  FieldReader,
+  type FieldProblem,
+  type FieldSource,
+  type JsonObject,
+} from '../platform/index.js';
 import { relativePathProblem, versionProblem } from './paths.js';
 import type { LockedElement, LockedRoot, Lockfile, VerifiedDeps } from './types.js';
 
@@ -15,9 +21,6 @@ const FILE_HASH_RE = /^sha256:[0-9a-f]{64}$/;
 // ISO 8601: TS writes `Z`, Python `+00:00`; a naive Python timestamp has no offset.
 const TIMESTAMP_RE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d{1,9})?(?:Z|[+-]\d{2}:\d{2})?$/;
 const SCOPES: readonly string[] = ['anchor', 'tool_dir', 'tool_siblings', 'tool_file'];
-
-type Obj = Readonly<Record<string, unknown>>;
-type Check = (value: string) => string | undefined;
 
 /**
  * Parse and validate a lockfile (UNTRUSTED text: read from any space or a
@@ -52,7 +55,7 @@ export function parseLockfile(text: string, source: string): Lockfile {
   if (node.type !== 'object') throw invalid(source, ['the top level is not a JSON object']);
   const issues = new Issues();
   const version = versionOf(node, source, issues);
-  const doc = jsonNodeToValue(node) as Obj;
+  const doc = jsonNodeToValue(node) as JsonObject;
   const lockfile = readDocument(doc, version, issues);
   if (issues.list.length > 0) throw invalid(source, issues.list);
   return lockfile;
@@ -76,21 +79,21 @@ function versionOf(root: JsonObjectNode, source: string, issues: Issues): 1 | 2 
   );
 }
 
-function readDocument(doc: Obj, version: 1 | 2 | undefined, issues: Issues): Lockfile {
+function readDocument(doc: JsonObject, version: 1 | 2 | undefined, issues: Issues): Lockfile {
   const generatedAt = issues.string(doc, 'generated_at', '', (s) =>
     TIMESTAMP_RE.test(s) ? undefined : 'is not an ISO 8601 timestamp',
   );
-  const rootObj = issues.object(doc, 'root', '');
+  const rootObj = issues.read.objectField(doc, 'root', '');
   const root = {
     toolId: issues.string(rootObj, 'tool_id', 'root', problemWith),
     version: issues.string(rootObj, 'version', 'root', versionProblem),
     integrity: issues.string(rootObj, 'integrity', 'root', hexProblem),
   };
-  const chain = readChain(doc['resolved_chain'], Object.hasOwn(doc, 'resolved_chain'), issues);
+  const chain = readChain(doc, issues);
   crossCheck(root, chain[0], issues);
-  let registry: Obj | null = null;
+  let registry: JsonObject | null = null;
   if (Object.hasOwn(doc, 'registry') && doc['registry'] !== null) {
-    registry = issues.object(doc, 'registry', '') ?? null;
+    registry = issues.read.objectField(doc, 'registry', '') ?? null;
   }
   let signature: string | null = null;
   if (Object.hasOwn(doc, '_signature')) signature = issues.string(doc, '_signature', '');
@@ -104,17 +107,15 @@ function readDocument(doc: Obj, version: 1 | 2 | undefined, issues: Issues): Loc
   if (!hasDeps && version === 2)
     issues.add('verified_deps', 'missing (lockfile_version 2 requires it)');
   const verifiedDeps = readDeps(
-    hasDeps ? issues.object(doc, 'verified_deps', '') : undefined,
+    hasDeps ? issues.read.objectField(doc, 'verified_deps', '') : undefined,
     issues,
   );
   return { lockfileVersion: 2, ...base, verifiedDeps, signature };
 }
 
-function readChain(value: unknown, present: boolean, issues: Issues): LockedElement[] {
-  if (!present || !Array.isArray(value)) {
-    issues.add('resolved_chain', present ? `is ${kindOf(value)}, not an array` : 'missing');
-    return [];
-  }
+function readChain(doc: JsonObject, issues: Issues): LockedElement[] {
+  const value = issues.read.array(doc, 'resolved_chain', '');
+  if (value === undefined) return [];
   if (value.length === 0) issues.add('resolved_chain', 'is empty');
   if (value.length > MAX_CHAIN_LENGTH) {
     issues.add(
@@ -124,7 +125,7 @@ function readChain(value: unknown, present: boolean, issues: Issues): LockedElem
   }
   return value.map((item: unknown, i) => {
     const at = `resolved_chain[${i}]`;
-    const o = issues.objectValue(item, at);
+    const o = issues.read.object(item, at);
     return {
       itemId: issues.string(o, 'item_id', at, problemWith),
       space: issues.string(o, 'space', at, spaceProblem),
@@ -135,7 +136,7 @@ function readChain(value: unknown, present: boolean, issues: Issues): LockedElem
   });
 }
 
-function readDeps(o: Obj | undefined, issues: Issues): VerifiedDeps {
+function readDeps(o: JsonObject | undefined, issues: Issues): VerifiedDeps {
   const at = 'verified_deps';
   // "." is the base folder itself (an anchor rooted at the project path).
   const anchorPath = issues.string(o, 'anchor_path', at, (p) =>
@@ -144,7 +145,7 @@ function readDeps(o: Obj | undefined, issues: Issues): VerifiedDeps {
   const scope = issues.string(o, 'scope', at, (s) =>
     SCOPES.includes(s) ? undefined : `is not one of ${SCOPES.join(', ')}`,
   ) as VerifiedDeps['scope'];
-  const files = issues.object(o, 'files', at) ?? {};
+  const files = issues.read.objectField(o, 'files', at) ?? {};
   for (const [path, hash] of Object.entries(files)) {
     const where = `${at}.files[${JSON.stringify(path)}]`;
     const why = relativePathProblem(path);
@@ -189,53 +190,52 @@ function hexProblem(value: string): string | undefined {
 }
 
 /**
- * Collects "<where>: <why>" issues. Readers return a harmless placeholder ('' or
- * undefined) on a problem: the caller throws before any placeholder escapes.
- * An undefined container (already reported) yields no further issues.
+ * Collects "<where>: <why>" issues from platform's FieldReader (`read`) and
+ * from the checks of this file (`add`). Readers return a harmless placeholder
+ * ('' or undefined) on a problem: the caller throws before any placeholder
+ * escapes. An undefined container (already reported) yields no further issues.
  */
 class Issues {
   readonly list: string[] = [];
+  readonly read = new FieldReader((field, problem) => this.add(field, wording(problem)));
 
   add(at: string, why: string): void {
     this.list.push(`${at}: ${why}`);
   }
 
-  objectValue(value: unknown, at: string): Obj | undefined {
-    if (typeof value === 'object' && value !== null && !Array.isArray(value)) return value as Obj;
-    this.add(at, `is ${kindOf(value)}, not an object`);
-    return undefined;
-  }
-
-  object(o: Obj | undefined, key: string, at: string): Obj | undefined {
-    const where = at === '' ? key : `${at}.${key}`;
-    if (o === undefined) return undefined;
-    if (Object.hasOwn(o, key)) return this.objectValue(o[key], where);
-    this.add(where, 'missing');
-    return undefined;
-  }
-
-  string(o: Obj | undefined, key: string, at: string, check?: Check): string {
+  string(o: FieldSource | undefined, key: string, at: string, check?: Check): string {
     return this.nullableString(o, key, at, check, false) ?? '';
   }
 
   nullableString(
-    o: Obj | undefined,
+    o: FieldSource | undefined,
     key: string,
     at: string,
     check?: Check,
     nullable = true,
   ): string | null {
-    const where = at === '' ? key : `${at}.${key}`;
-    if (o === undefined) return '';
-    const value = Object.hasOwn(o, key) ? o[key] : undefined;
-    if (value === null && nullable) return null;
-    if (typeof value !== 'string') {
-      this.add(where, Object.hasOwn(o, key) ? `is ${kindOf(value)}, not a string` : 'missing');
-      return '';
-    }
-    const why = check?.(value);
-    if (why !== undefined) this.add(where, why);
-    return value;
+    const value = this.read.string(o, key, at, {
+      absent: nullable ? 'nullable' : 'required',
+      ...(check === undefined ? {} : { check }),
+    });
+    return value === undefined ? '' : value;
+  }
+}
+
+type Check = (value: string) => string | undefined;
+
+const A: Readonly<Record<string, string>> = { object: 'an object', array: 'an array' };
+
+function wording(problem: FieldProblem): string {
+  switch (problem.kind) {
+    case 'missing':
+      return 'missing';
+    case 'type':
+      return `is ${kindOf(problem.actual)}, not ${A[problem.expected] ?? `a ${problem.expected}`}`;
+    case 'invalid':
+      return problem.why;
+    default:
+      return problem.kind;
   }
 }
 

@@ -11,6 +11,17 @@ export {
   unreadable,
   writeFileAtomic,
 } from './files.js';
+export { compileGlob, isGlob } from './glob.js';
+export { FieldReader, fieldOf, fieldPath, isJsonObject, jsonKind } from './json-fields.js';
+export type {
+  Absence,
+  FieldProblem,
+  FieldSink,
+  FieldSource,
+  FieldType,
+  JsonObject,
+  StringRule,
+} from './json-fields.js';
 export { packageRoot } from './package-root.js';
 export { mapLimit } from './map-limit.js';
 export { relativeInside } from './path-inside.js';
@@ -19,5 +30,6 @@ export {
   escapeControlInJson,
   escapeControlLines,
   hasControl,
+  printable,
 } from './terminal-text.js';
 export { openSqlite } from './sqlite.js';

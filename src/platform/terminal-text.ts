@@ -20,6 +20,7 @@
 // \p{Cf}, yet render as nothing, like the tags around them.
 const UNSAFE = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}\u{E0000}-\u{E007F}]/u;
 const UNSAFE_ALL = new RegExp(UNSAFE.source, 'gu');
+const CONTROLS = /\p{Cc}/gu;
 
 const SHORT: Readonly<Record<string, string>> = { '\t': '\\t', '\n': '\\n', '\r': '\\r' };
 
@@ -70,6 +71,19 @@ export function escapeControlInJson(json: string): string {
     for (let i = 0; i < ch.length; i++) out += `\\u${hex(ch.charCodeAt(i), 4)}`;
     return out;
   });
+}
+
+/**
+ * A value from outside, shortened to quote inside an error message: every
+ * control character (C0, DEL, C1) becomes `?`, and at most `max` characters
+ * (code points, so a surrogate pair is never split) are kept. Invisible format
+ * characters stay, for the output edge to show as escapes (`\u202e`) where a
+ * reader sees them. Pure; reads at most `2 * max` code units of `text`.
+ */
+export function printable(text: string, max: number): string {
+  const head = text.length > 2 * max ? text.slice(0, 2 * max) : text;
+  const chars = Array.from(head.replace(CONTROLS, '?'));
+  return chars.length > max ? chars.slice(0, max).join('') : chars.join('');
 }
 
 function visible(cp: number): string {

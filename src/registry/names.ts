@@ -1,5 +1,6 @@
 import { RyeError } from '../errors/index.js';
 import { isSemver, problemWith } from '../items/index.js';
+import { printable } from '../platform/index.js';
 
 /**
  * Names on the wire, checked identically by the server and the client:
@@ -35,8 +36,8 @@ export function parseRegistryRef(ref: string): RegistryRef {
   if (!isUsername(namespace)) {
     throw new RyeError(
       'REGISTRY_REF_INVALID',
-      `Cannot use "${printable(ref)}": expected <namespace>/<item_id> with a namespace of 2-39 characters [a-z0-9_-]`,
-      { ref: printable(ref) },
+      `Cannot use "${printable(ref, 200)}": expected <namespace>/<item_id> with a namespace of 2-39 characters [a-z0-9_-]`,
+      { ref: printable(ref, 200) },
     );
   }
   assertRegistryId(itemId, ref);
@@ -51,8 +52,8 @@ export function parseRegistryRef(ref: string): RegistryRef {
 export function assertRegistryId(itemId: string, shown: string = itemId): void {
   const why = problemWith(itemId);
   if (why !== undefined) {
-    throw new RyeError('REGISTRY_REF_INVALID', `Cannot use "${printable(shown)}": ${why}`, {
-      ref: printable(shown),
+    throw new RyeError('REGISTRY_REF_INVALID', `Cannot use "${printable(shown, 200)}": ${why}`, {
+      ref: printable(shown, 200),
     });
   }
 }
@@ -66,13 +67,8 @@ export function assertVersion(version: string): void {
   if (!isSemver(version)) {
     throw new RyeError(
       'REGISTRY_REF_INVALID',
-      `Cannot use version "${printable(version)}": versions are semver, e.g. 1.2.0`,
-      { version: printable(version) },
+      `Cannot use version "${printable(version, 200)}": versions are semver, e.g. 1.2.0`,
+      { version: printable(version, 200) },
     );
   }
-}
-
-function printable(value: string): string {
-  // eslint-disable-next-line no-control-regex
-  return value.replace(/[\u0000-\u001f\u007f]/g, '?').slice(0, 200);
 }

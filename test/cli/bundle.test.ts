@@ -61,7 +61,7 @@ describe('rye bundle', () => {
 
     const listed = await cli(p, 'bundle', 'list', '--json');
     expect(listed.json<{ bundles: unknown[] }>().bundles).toEqual([
-      expect.objectContaining({ bundleId: TASK_MANAGER_ID, space: 'project' }),
+      expect.objectContaining({ bundle_id: TASK_MANAGER_ID, space: 'project' }),
     ]);
   });
 

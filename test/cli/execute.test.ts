@@ -32,8 +32,20 @@ describe('rye execute tool', () => {
     const res = await exec(p, '--params', '{"x": 1}', '--json');
     expect(res.code, res.stderr).toBe(0);
     const doc = res.json();
-    expect(doc).toMatchObject({ status: 'success', item_id: 't/echo', data: { got: { x: 1 } } });
-    expect(Object.keys(doc).sort()).toEqual(['chain', 'data', 'item_id', 'metadata', 'status']);
+    expect(doc).toMatchObject({
+      ok: true,
+      status: 'success',
+      item_id: 't/echo',
+      data: { got: { x: 1 } },
+    });
+    expect(Object.keys(doc).sort()).toEqual([
+      'chain',
+      'data',
+      'item_id',
+      'metadata',
+      'ok',
+      'status',
+    ]);
     expect(doc['metadata']).toMatchObject({ lockfile_used: false, lockfile_created: true });
     expect((doc['chain'] as unknown[]).length).toBe(3);
   });

@@ -15,7 +15,7 @@ describe('rye keys', () => {
     const show = await rye(['keys', 'show', '--json'], { env: s.env });
     expect(show.code).toBe(0);
     const doc = show.json<{ fingerprint: string; public_key_pem: string }>();
-    expect(Object.keys(doc).sort()).toEqual(['fingerprint', 'public_key_pem']);
+    expect(Object.keys(doc).sort()).toEqual(['fingerprint', 'ok', 'public_key_pem']);
     expect(doc.fingerprint).toBe(gen.json<{ fingerprint: string }>().fingerprint);
     expect(doc.public_key_pem).toBe(readFileSync(join(keyDir, 'public_key.pem'), 'utf8'));
   });

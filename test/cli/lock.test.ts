@@ -47,7 +47,12 @@ describe('rye lock', () => {
     ]);
     const show = await cli(p, 'lock', 'show', 't/pin', '--json');
     expect(show.code).toBe(0);
-    expect(show.stdout).toBe(readFileSync(join(p.project, LOCK), 'utf8'));
+    expect(show.json()).toEqual({
+      ok: true,
+      path: join(p.project, LOCK),
+      space: 'project',
+      lockfile: JSON.parse(readFileSync(join(p.project, LOCK), 'utf8')),
+    });
     const pinned = await cli(p, 'lock', 'show', 't/pin', '--version', '1.2.0', '--json');
     expect(pinned.stdout).toBe(show.stdout);
   });

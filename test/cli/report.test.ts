@@ -176,7 +176,9 @@ describe('human output escapes strings from trust files, file names, manifests a
     expectClean(shown);
     const json = await cli('lock', 'show', 't/pin', '--json');
     expectClean(json);
-    expect(json.json()).toEqual(JSON.parse(readFileSync(lockfile, 'utf8')));
+    expect(json.json<{ lockfile: unknown }>().lockfile).toEqual(
+      JSON.parse(readFileSync(lockfile, 'utf8')),
+    );
   });
 });
 

@@ -1,8 +1,13 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import {
+  escapeMarkdown,
+  formatErrorReference,
+  listedCodes,
+} from '../../scripts/error-reference.js';
 import { ERROR_CODES, exitCodeFor } from '../../src/errors/index.js';
 
-const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+const page = readFileSync(new URL('../../docs/errors.md', import.meta.url), 'utf8');
 
 describe('error codes', () => {
   it('are SCREAMING_SNAKE with a domain prefix and a hint', () => {
@@ -12,10 +17,26 @@ describe('error codes', () => {
     }
   });
 
-  it('are all listed in the README with their exit code', () => {
-    for (const code of Object.keys(ERROR_CODES) as (keyof typeof ERROR_CODES)[]) {
-      expect(readme, code).toContain(`| \`${code}\` | ${exitCodeFor(code)} |`);
+  it('docs/errors.md is what `npm run docs:errors` renders from src/errors/codes.ts', () => {
+    // Stale after a code or a hint changed: run `npm run docs:errors` and commit the page.
+    expect(page).toBe(formatErrorReference(ERROR_CODES));
+  });
+
+  it('docs/errors.md lists every code once, under the heading of its exit code', () => {
+    const codes = Object.keys(ERROR_CODES) as (keyof typeof ERROR_CODES)[];
+    expect([...listedCodes(page)].sort()).toEqual([...codes].sort());
+    for (const code of codes) {
+      const before = page.slice(0, page.indexOf(`| \`${code}\` |`));
+      const heading = [...before.matchAll(/^## .*\(exit (\d)\)$/gm)].at(-1);
+      expect(heading?.[1], code).toBe(String(exitCodeFor(code)));
     }
+  });
+
+  it('hints are escaped for Markdown outside code spans only', () => {
+    expect(escapeMarkdown('in <user>/.ai, NODE_*, a|b')).toBe('in \\<user\\>/.ai, NODE_\\*, a\\|b');
+    expect(escapeMarkdown('run `rye lock update <tool_id>` or `a|b`')).toBe(
+      'run `rye lock update <tool_id>` or `a\\|b`',
+    );
   });
 
   it('map integrity refusals to 3, usage to 2 and failures to 1', () => {

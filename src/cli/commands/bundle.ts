@@ -109,7 +109,7 @@ export function bundleCommand(io: CliIo, run: Runner): Command {
         const info = result['bundle'] as {
           id: string;
           version: string;
-          createdAt: string;
+          created_at: string;
           description: string;
         };
         const sig = result['signature'] as {
@@ -120,7 +120,7 @@ export function bundleCommand(io: CliIo, run: Runner): Command {
         };
         const files = result['files'] as { path: string; inline_signed: boolean }[];
         emit(ctx, result, [
-          `${info.id}@${info.version} (${String(result['space'])} space) created ${info.createdAt}`,
+          `${info.id}@${info.version} (${String(result['space'])} space) created ${info.created_at}`,
           `  ${info.description}`,
           `  signature: ${sig.verdict}${sig.fingerprint === null ? '' : ` ${sig.fingerprint}`}${sig.signer === null ? '' : ` (${sig.signer})`}`,
           `  files (${files.length}):`,
@@ -137,10 +137,10 @@ export function bundleCommand(io: CliIo, run: Runner): Command {
         const ctx = contextOf(options, io);
         const result = await (await bundles()).runBundlerAction(ctx.spaces, { action: 'list' });
         const rows = result['bundles'] as {
-          bundleId: string;
+          bundle_id: string;
           space: string;
           version?: string;
-          fileCount?: number;
+          file_count?: number;
           error?: { code: string };
         }[];
         emit(
@@ -150,7 +150,7 @@ export function bundleCommand(io: CliIo, run: Runner): Command {
             ? ['No bundles.']
             : rows.map(
                 (b) =>
-                  `${b.bundleId.padEnd(40)} ${b.space.padEnd(7)} ${b.error === undefined ? `${b.version ?? '?'} ${String(b.fileCount ?? '?')} files` : `invalid: ${b.error.code}`}`,
+                  `${b.bundle_id.padEnd(40)} ${b.space.padEnd(7)} ${b.error === undefined ? `${b.version ?? '?'} ${String(b.file_count ?? '?')} files` : `invalid: ${b.error.code}`}`,
               ),
         );
         return 0;
@@ -166,7 +166,7 @@ function reportLines(result: Record<string, unknown>): string[] {
         missing: string[];
         tampered: { path: string }[];
         unlisted: string[];
-        badSignature: { path: string; code: string }[];
+        bad_signature: { path: string; code: string }[];
       }
     | undefined;
   const lines = [String(result['message'] ?? '')];
@@ -174,7 +174,7 @@ function reportLines(result: Record<string, unknown>): string[] {
   for (const p of files.missing) lines.push(`  missing    ${p}`);
   for (const t of files.tampered) lines.push(`  changed    ${t.path}`);
   for (const p of files.unlisted) lines.push(`  unlisted   ${p}`);
-  for (const b of files.badSignature) lines.push(`  signature  ${b.path} (${b.code})`);
+  for (const b of files.bad_signature) lines.push(`  signature  ${b.path} (${b.code})`);
   return lines;
 }
 

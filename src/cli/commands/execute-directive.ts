@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import { RyeError } from '../../errors/index.js';
 import { readTextFile } from '../../platform/index.js';
-import type { DirectivePlan } from '../../threads/ops/plan-directive.js';
+import type { DirectivePlan } from '../../threads/ops/index.js';
 import type { CommandContext } from '../context.js';
 import { emit } from '../report.js';
 
@@ -30,7 +30,7 @@ export async function planCommand(
       { item_id: directiveId },
     );
   const { parseLimitOverrides } = await import('../../threads/directive/index.js');
-  const { planDirectiveOperation } = await import('../../threads/ops/plan-directive.js');
+  const { planDirectiveOperation } = await import('../../threads/ops/index.js');
   const { operationContext } = await import('../operation-context.js');
   const limitOverrides = parseLimitOverrides(options.limit);
   const inputs = await readInputs(options.inputs, ctx.io.cwd);

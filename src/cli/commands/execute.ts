@@ -1,6 +1,6 @@
 import { Command } from 'commander';
 import { resolve } from 'node:path';
-import { RyeError, exitCodeFor, hintFor, isRyeError } from '../../errors/index.js';
+import { RyeError, errorJson, exitCodeFor, isRyeError } from '../../errors/index.js';
 import type { ExecuteResult } from '../../executor/index.js';
 import { parseItemType } from '../../items/index.js';
 import { readTextFile } from '../../platform/index.js';
@@ -63,7 +63,7 @@ export function executeCommand(io: CliIo, run: Runner): Command {
         const params = await readParams(options, io.cwd);
         // Loaded on use: the other commands never pay for the executor's modules.
         const { killRunningTools } = await import('../../executor/index.js');
-        const { executeTool } = await import('../../threads/ops/execute-tool.js');
+        const { executeTool } = await import('../../threads/ops/index.js');
         let result: ExecuteResult;
         const stopTools = forwardInterrupts(killRunningTools);
         try {
@@ -77,15 +77,11 @@ export function executeCommand(io: CliIo, run: Runner): Command {
           if (!ctx.json) return reportError(ctx, error);
           // A JSON refusal still prints the result shape, so agents parse one format.
           const refused = {
+            ok: false,
             status: 'error',
             item_id: itemId,
             data: null,
-            error: {
-              code: error.code,
-              message: error.message,
-              hint: hintFor(error.code),
-              details: error.details,
-            },
+            error: errorJson(error.code, error.message, error.details),
             chain: [],
             metadata: { duration_ms: 0, lockfile_used: false, lockfile_created: false },
           };
@@ -94,10 +90,20 @@ export function executeCommand(io: CliIo, run: Runner): Command {
         } finally {
           stopTools();
         }
-        emit(ctx, result, humanLines(result));
+        emit(ctx, resultJson(result), humanLines(result));
         return result.status === 'success' ? 0 : 1;
       }),
     );
+}
+
+/** The result as printed: `ok` first, an error's details in snake_case (docs/json-output.md). */
+function resultJson(result: ExecuteResult): Record<string, unknown> {
+  const { error } = result;
+  return {
+    ok: result.status === 'success',
+    ...result,
+    ...(error === undefined ? {} : { error: errorJson(error.code, error.message, error.details) }),
+  };
 }
 
 async function readParams(options: ExecuteOptions, cwd: string): Promise<Record<string, unknown>> {

@@ -40,7 +40,7 @@ export function keysCommand(io: CliIo, run: Runner): Command {
       run(options, async () => {
         const ctx = contextOf(options, io);
         const key = await readPublicKeyFile(keyDir(ctx.spaces));
-        emit(ctx, { fingerprint: key.fingerprint, public_key_pem: key.publicKeyPem }, [
+        emit(ctx, { ok: true, fingerprint: key.fingerprint, public_key_pem: key.publicKeyPem }, [
           `fingerprint: ${key.fingerprint}`,
           ...key.publicKeyPem.trimEnd().split('\n'),
         ]);

@@ -1,7 +1,7 @@
 import { Command } from 'commander';
 import { RyeError } from '../../errors/index.js';
 import { loadSpaceTrust, parseItemId } from '../../items/index.js';
-import { escapeControl, escapeControlInJson, escapeControlLines } from '../../platform/index.js';
+import { escapeControl, escapeControlLines } from '../../platform/index.js';
 import { contextOf, withCommonOptions, type CliIo, type CommonOptions } from '../context.js';
 import { emit } from '../report.js';
 import type { Runner } from '../runner.js';
@@ -33,7 +33,7 @@ export function lockCommand(io: CliIo, run: Runner): Command {
         }));
         emit(
           ctx,
-          { lockfiles: rows },
+          { ok: true, lockfiles: rows },
           rows.length === 0
             ? ['No lockfiles.']
             : rows.map(
@@ -60,17 +60,20 @@ export function lockCommand(io: CliIo, run: Runner): Command {
           throw new RyeError(
             'LOCKFILE_NOT_FOUND',
             `Cannot show the lockfile of ${toolId}@${version}: there is none`,
-            { toolId, version },
+            { tool_id: toolId, version },
           );
         }
-        // The file as it is (it parsed as a lockfile, so it is valid JSON), with
-        // only what a terminal would interpret escaped: --json keeps its meaning.
+        if (ctx.json) {
+          // It parsed as a lockfile (duplicate keys refused), so JSON.parse reads the same value.
+          const lockfile: unknown = JSON.parse(found.text);
+          emit(ctx, { ok: true, path: found.path, space: found.space, lockfile }, []);
+          return 0;
+        }
+        // The file as it is, with only what a terminal would interpret escaped.
         const text = found.text.endsWith('\n') ? found.text : `${found.text}\n`;
-        if (ctx.json) io.stdout(escapeControlInJson(text));
-        else
-          io.stdout(
-            `# ${escapeControl(found.path)} (${found.space} space)\n${escapeControlLines(text)}`,
-          );
+        io.stdout(
+          `# ${escapeControl(found.path)} (${found.space} space)\n${escapeControlLines(text)}`,
+        );
         return 0;
       }),
     );
@@ -90,7 +93,7 @@ export function lockCommand(io: CliIo, run: Runner): Command {
           throw new RyeError(
             'LOCKFILE_NOT_FOUND',
             `Cannot verify the lockfiles of ${toolId}: there are none`,
-            { toolId },
+            { tool_id: toolId },
           );
         }
         const bad = results.filter((r) => r.status !== 'ok');

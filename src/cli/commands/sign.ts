@@ -1,6 +1,6 @@
 import { Command } from 'commander';
 import { extname } from 'node:path';
-import { RyeError } from '../../errors/index.js';
+import { RyeError, snakeCaseKeys } from '../../errors/index.js';
 import { parseItemType, parseSpaceName } from '../../items/index.js';
 import { CAPS_OPTION_HELP } from '../authority.js';
 import { contextOf, withCommonOptions, type CliIo, type CommonOptions } from '../context.js';
@@ -26,7 +26,7 @@ export function signCommand(io: CliIo, run: Runner): Command {
               space,
             });
           }
-          const { signOperation } = await import('../../threads/ops/sign.js');
+          const { signOperation } = await import('../../threads/ops/index.js');
           const { operationContext } = await import('../operation-context.js');
           const report = await signOperation(operationContext(ctx, options.caps), {
             itemType,
@@ -41,7 +41,11 @@ export function signCommand(io: CliIo, run: Runner): Command {
                 { json: false, io },
                 new RyeError(f.code, f.message, f.details as Record<string, unknown>),
               );
-          emit(ctx, report, [
+          const document = {
+            ...report,
+            failed: failed.map((f) => ({ ...f, details: snakeCaseKeys(f.details) })),
+          };
+          emit(ctx, document, [
             ...signed.map(
               (s) =>
                 `${s.unchanged ? 'unchanged' : 'signed'}  ${s.item_id}${extname(s.path)}${s.role === 'dependency' ? '  (dependency)' : ''}`,

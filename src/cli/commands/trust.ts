@@ -3,8 +3,10 @@ import { RyeError } from '../../errors/index.js';
 import {
   SCOPE_ITEM_TYPES,
   describeScopes,
+  keyScopeJson,
   scopePatternProblem,
   type KeyScope,
+  type KeyScopeJson,
   type ScopeItemType,
 } from '../../integrity/index.js';
 import {
@@ -78,37 +80,38 @@ export function trustCommand(io: CliIo, run: Runner): Command {
       run(options, async () => {
         const ctx = contextOf(options, io);
         const loaded = await loadSpaceTrust(ctx.spaces);
-        const keys = [
+        const rows = [
           ...loaded.keys.map((k) => ({
-            fingerprint: k.fingerprint,
-            owner: k.owner,
-            space: k.space,
-            path: k.source,
+            key: k,
             status: k.space === 'project' ? 'approved' : 'trusted',
             // The effective key of a repeated fingerprint is the first one read (with every copy's scope).
             shadowed: loaded.trust.get(k.fingerprint)?.source !== k.source,
-            ...scopeJson(k.scopes),
           })),
-          ...loaded.pending.map((k) => ({
-            fingerprint: k.fingerprint,
-            owner: k.owner,
-            space: k.space,
-            path: k.source,
-            status: 'pending',
-            shadowed: false,
-            ...scopeJson(k.scopes),
-          })),
+          ...loaded.pending.map((k) => ({ key: k, status: 'pending', shadowed: false })),
         ];
+        const keys = rows.map(({ key: k, status, shadowed }) => ({
+          fingerprint: k.fingerprint,
+          owner: k.owner,
+          space: k.space,
+          path: k.source,
+          status,
+          shadowed,
+          ...scopeJson(k.scopes),
+        }));
         for (const w of loaded.warnings) warn(ctx, w);
-        emit(ctx, { keys, project: projectJson(loaded.project), warnings: loaded.warnings }, [
-          ...(keys.length === 0
-            ? ['No trusted keys.']
-            : keys.map(
-                (k) =>
-                  `${k.fingerprint}  ${k.space.padEnd(7)}  ${k.owner === '' ? '-' : k.owner}${k.restrictions.length === 0 ? '' : `  for ${describeScopes(k.restrictions)}`}${k.status === 'pending' ? '  (pending: not trusted until approved)' : ''}${k.shadowed ? '  (shadowed)' : ''}`,
-              )),
-          ...(loaded.project.status === 'pending' ? [pendingLine(loaded.project)] : []),
-        ]);
+        emit(
+          ctx,
+          { ok: true, keys, project: projectJson(loaded.project), warnings: loaded.warnings },
+          [
+            ...(rows.length === 0
+              ? ['No trusted keys.']
+              : rows.map(
+                  ({ key: k, status, shadowed }) =>
+                    `${k.fingerprint}  ${k.space.padEnd(7)}  ${k.owner === '' ? '-' : k.owner}${(k.scopes?.length ?? 0) === 0 ? '' : `  for ${describeScopes(k.scopes)}`}${status === 'pending' ? '  (pending: not trusted until approved)' : ''}${shadowed ? '  (shadowed)' : ''}`,
+                )),
+            ...(loaded.project.status === 'pending' ? [pendingLine(loaded.project)] : []),
+          ],
+        );
         return 0;
       }),
     );
@@ -221,13 +224,13 @@ function usage(why: string): RyeError {
 function scopeJson(scopes: readonly KeyScope[] | undefined): {
   scope: readonly string[] | null;
   item_types: readonly string[] | null;
-  restrictions: readonly KeyScope[];
+  restrictions: readonly KeyScopeJson[];
 } {
   const first = scopes?.[0];
   return {
     scope: first?.ids ?? null,
     item_types: first?.itemTypes ?? null,
-    restrictions: scopes ?? [],
+    restrictions: (scopes ?? []).map(keyScopeJson),
   };
 }
 

@@ -5,7 +5,7 @@
  */
 import { MAX_MANIFEST_BYTES } from '../../bundle/index.js';
 import { ITEM_TYPES, isSemver, problemWith, type ItemType } from '../../items/index.js';
-import { MAX_ITEM_BYTES } from '../../platform/index.js';
+import { MAX_ITEM_BYTES, type JsonObject } from '../../platform/index.js';
 import { KEY_CHALLENGE_RE } from '../key-proof.js';
 import { isUsername } from '../names.js';
 import type {
@@ -43,8 +43,8 @@ export function parseRegistryKeyDocument(value: unknown, url: string): RegistryK
   };
 }
 
-function author(s: Shape, o: Record<string, unknown>): AuthorDocument {
-  const a = s.object(o['author'], 'author');
+function author(s: Shape, o: JsonObject): AuthorDocument {
+  const a = s.objectField(o, 'author', '');
   return {
     fingerprint: s.string(a, 'fingerprint', 'author.', FP),
     public_key: s.string(a, 'public_key', 'author.', () => true, PEM_BYTES),
@@ -52,8 +52,8 @@ function author(s: Shape, o: Record<string, unknown>): AuthorDocument {
   };
 }
 
-function attestation(s: Shape, o: Record<string, unknown>): AttestationDocument {
-  const a = s.object(o['attestation'], 'attestation');
+function attestation(s: Shape, o: JsonObject): AttestationDocument {
+  const a = s.objectField(o, 'attestation', '');
   return {
     statement: s.string(a, 'statement', 'attestation.', () => true, 8192),
     signature: s.string(a, 'signature', 'attestation.', () => true, 256),

@@ -1,5 +1,6 @@
 import { ERROR_CODES, RyeError, type ErrorCode } from '../../errors/index.js';
 import { isObject } from './user-files.js';
+import { printable } from '../../platform/index.js';
 
 /** Largest JSON answer read: an 8 MiB item escaped in JSON, or a large bundle's manifest and file list. */
 export const MAX_JSON_ANSWER_BYTES = 64 * 1024 * 1024;
@@ -206,10 +207,4 @@ function causeOf(error: unknown): string {
     return code === undefined ? cause.message : `${code} (${cause.message})`;
   }
   return String(cause);
-}
-
-/** Server text shown to a human: no control characters, bounded. */
-export function printable(value: string, max: number): string {
-  // eslint-disable-next-line no-control-regex
-  return value.replace(/[\u0000-\u001f\u007f-\u009f]/g, '?').slice(0, max);
 }

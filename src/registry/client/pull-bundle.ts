@@ -34,7 +34,7 @@ import { pinnedRegistryKey } from './registry-key.js';
 import type { TransferProgressFn } from './progress.js';
 import type { RegistrySession } from './session.js';
 import { writeAllOrNothing, type FileWrite } from './stage-files.js';
-import { BUNDLE_ITEM_TYPES, trustAuthorKey } from './trust-author.js';
+import { BUNDLE_ITEM_TYPES, trustAuthorKey, trustedAuthorJson } from './trust-author.js';
 import { verifyAnswer } from './verify-answer.js';
 
 /** One blob download may take this long. */
@@ -138,7 +138,7 @@ export async function pullBundle(
     index: indexSummary(index),
     attestation: attestationSummary(verified),
     registry_key: { fingerprint: key.fingerprint, pinned_now: key.pinnedNow },
-    trusted_key: trusted,
+    trusted_key: trustedAuthorJson(trusted),
   };
 }
 

@@ -29,7 +29,7 @@ import { itemPath } from './paths.js';
 import { conflict, holdsBytes, inspectTarget, type Target } from './project-paths.js';
 import { pinnedRegistryKey } from './registry-key.js';
 import type { RegistrySession } from './session.js';
-import { trustAuthorKey } from './trust-author.js';
+import { trustAuthorKey, trustedAuthorJson } from './trust-author.js';
 import { verifyAnswer, type VerifiedAnswer } from './verify-answer.js';
 
 export interface PullItemInput {
@@ -120,7 +120,7 @@ export async function pullItem(
     index: indexSummary(index),
     attestation: attestationSummary(verified),
     registry_key: { fingerprint: key.fingerprint, pinned_now: key.pinnedNow },
-    trusted_key: trusted,
+    trusted_key: trustedAuthorJson(trusted),
     ...(lock ?? {}),
   };
 }

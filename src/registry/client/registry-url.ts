@@ -1,4 +1,5 @@
 import { RyeError } from '../../errors/index.js';
+import { printable } from '../../platform/index.js';
 
 /** The registry used when neither `--registry` nor `RYE_REGISTRY_URL` names one. */
 export const DEFAULT_REGISTRY_URL = 'http://127.0.0.1:8080';
@@ -35,7 +36,7 @@ export interface RegistryEndpoint {
  * @throws RyeError REGISTRY_URL_INVALID
  */
 export function parseRegistryUrl(text: string): RegistryEndpoint {
-  const shown = printable(text);
+  const shown = printable(text, 200);
   const refuse = (why: string): never => {
     throw new RyeError('REGISTRY_URL_INVALID', `Cannot use registry URL "${shown}": ${why}`, {
       url: shown,
@@ -100,9 +101,4 @@ export function tryCanonicalOrigin(text: string): string | undefined {
   } catch {
     return undefined;
   }
-}
-
-function printable(value: string): string {
-  // eslint-disable-next-line no-control-regex
-  return value.replace(/[\u0000-\u001f\u007f]/g, '?').slice(0, 200);
 }

@@ -2,6 +2,7 @@ import { isRyeError } from '../../errors/index.js';
 import {
   canonicalPem,
   formatTrustToml,
+  keyScopeJson,
   readTrustFile,
   type KeyScope,
   type ScopeItemType,
@@ -23,6 +24,11 @@ export interface TrustedAuthor {
   readonly extended: boolean;
   /** The ids and types the key may sign after this pull (null: unrestricted). */
   readonly scope: KeyScope | null;
+}
+
+/** A {@link TrustedAuthor} as a pull's JSON result reports it (`scope` as `{ids, item_types}`). */
+export function trustedAuthorJson(trusted: TrustedAuthor): Record<string, unknown> {
+  return { ...trusted, scope: trusted.scope === null ? null : keyScopeJson(trusted.scope) };
 }
 
 /** What one pull may let its author sign: the ids pulled, for the types pulled. */

@@ -1,8 +1,8 @@
 import { isRyeError, type ErrorCode } from '../../errors/index.js';
 import { sha256Hex } from '../../integrity/index.js';
 import type { DirectiveLimits, DirectiveProgram, ItemType } from '../../items/index.js';
-import { planThread, type ThreadPlan } from '../admission/plan-thread.js';
-import type { ModelForPlan } from '../admission/worst-case-plan.js';
+import { planThread, type ThreadPlan } from '../admission/index.js';
+import type { ModelForPlan } from '../admission/index.js';
 import {
   allowed,
   capStrings,
@@ -12,7 +12,6 @@ import {
 } from '../capabilities/index.js';
 import { enumerateItemFiles } from '../catalog/index.js';
 import { MAX_ITEM_ENUM, type IdOffer } from '../prompt/index.js';
-import { selectProvider } from '../providers/index.js';
 import type { OperationContext } from './context.js';
 import { loadOperation } from './load.js';
 
@@ -46,6 +45,8 @@ export async function planDirectiveOperation(
   let model: ModelForPlan | null = null;
   let modelError: DirectivePlan['model_error'] = null;
   try {
+    // Loaded on use: the provider SDKs stay off every path that plans nothing.
+    const { selectProvider } = await import('../providers/index.js');
     const selection = await selectProvider(
       ctx.spaces,
       { provider: program.model?.provider, id: program.model?.id, tier: program.model?.tier },

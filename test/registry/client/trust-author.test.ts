@@ -56,7 +56,7 @@ describe('trustAuthorKey() through pullItem()', () => {
     const result = await pull('utils/greet');
     expect(result['trusted_key']).toMatchObject({
       added: true,
-      scope: { ids: ['utils/greet'], itemTypes: ['tool'] },
+      scope: { ids: ['utils/greet'], item_types: ['tool'] },
     });
     const key = await readTrustFile(keyFile);
     expect(key.scopes).toEqual([{ ids: ['utils/greet'], itemTypes: ['tool'] }]);
