@@ -26,4 +26,5 @@ for (const suite of [
   await suite();
 await (await import('../bench/catalog.mjs')).run();
 await (await import('../bench/threads-store.mjs')).run();
+await (await import('../bench/plan.mjs')).run();
 await startup();

@@ -57,6 +57,7 @@ export function signCommand(io: CliIo, run: Runner): Command {
             ...stale.map(
               (l) => `stale   ${l.path} pins ${l.pins}: run \`rye lock update ${l.tool_id}\``,
             ),
+            ...report.warnings.map((w) => `warning  ${w.message}`),
             `Signed ${signed.length}${unchanged === 0 ? '' : ` (${unchanged} already signed, unchanged)`}, failed ${failed.length} (key ${report.fingerprint})`,
           ]);
           return failed.length === 0 ? 0 : 1;

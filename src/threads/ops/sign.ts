@@ -3,6 +3,7 @@ import { readSigner } from '../../integrity/index.js';
 import {
   ensureSelfTrusted,
   keyDir,
+  readItemMetadata,
   selectItems,
   signItemFile,
   type ItemType,
@@ -10,6 +11,7 @@ import {
 } from '../../items/index.js';
 import { requireAllowed } from '../capabilities/index.js';
 import type { OperationContext } from './context.js';
+import { lintOrchestrator, type OrchestratorWarning } from './orchestrator-lint.js';
 
 export interface SignRequest {
   readonly itemType: ItemType;
@@ -44,6 +46,8 @@ export interface SignReport {
   }[];
   readonly self_trusted: string | null;
   readonly stale_lockfiles: readonly { path: string; tool_id: string; pins: string }[];
+  /** Orchestrators whose child directives would lose declared capabilities (advice, not refusal). */
+  readonly warnings: readonly OrchestratorWarning[];
 }
 
 /**
@@ -88,6 +92,13 @@ export async function signOperation(
           rewritten.map((s) => s.item),
         )
       : [];
+  const warnings: OrchestratorWarning[] = [];
+  for (const s of signed) {
+    if (s.item.itemType !== 'directive') continue;
+    const meta = await readItemMetadata(s.item);
+    if (meta.kind === 'directive' && meta.program !== undefined)
+      warnings.push(...(await lintOrchestrator(ctx.spaces, s.item.itemId, meta.program)));
+  }
   return {
     ok: failed.length === 0,
     summary: { signed: signed.length, failed: failed.length },
@@ -109,5 +120,6 @@ export async function signOperation(
     })),
     self_trusted: trustedAt,
     stale_lockfiles: stale.map((l) => ({ path: l.path, tool_id: l.toolId, pins: l.pins })),
+    warnings,
   };
 }
