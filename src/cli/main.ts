@@ -8,6 +8,7 @@ import { keysCommand } from './commands/keys.js';
 import { listCommand } from './commands/list.js';
 import { loadCommand } from './commands/load.js';
 import { lockCommand } from './commands/lock.js';
+import { mcpCommand } from './commands/mcp.js';
 import { registryCommand } from './commands/registry.js';
 import { searchCommand } from './commands/search.js';
 import { signCommand } from './commands/sign.js';
@@ -68,6 +69,7 @@ export async function main(argv: readonly string[], io: CliIo = processIo()): Pr
     searchCommand(io, run),
     loadCommand(io, run),
     listCommand(io, run),
+    mcpCommand(io, run),
   ]) {
     program.addCommand(command);
   }
