@@ -187,3 +187,22 @@ export {
   writeThreadRecord,
 } from './threads/store/index.js';
 export type { ThreadRecord, ThreadStatus, TreeLock } from './threads/store/index.js';
+// The MCP server (issue 16): the four operations as MCP tools, ceilings, stdio and HTTP.
+export {
+  createRyeMcpServer,
+  mcpToolDefinitions,
+  readCeilingSources,
+  resolveAuthority,
+  revokeCeilingJti,
+  serveHttp,
+  serveStdio,
+  startMcpServer,
+  toCallResult,
+} from './mcp/index.js';
+export type {
+  CeilingSource,
+  McpCallResult,
+  McpServeOptions,
+  McpToolDefinition,
+  RyeMcpServer,
+} from './mcp/index.js';

@@ -1,5 +1,4 @@
-import type { RyeError } from '../errors/index.js';
-import { hintFor, type ErrorCode } from '../errors/index.js';
+import { hintFor, type ErrorCode, type RyeError } from '../errors/index.js';
 import { errorResult, redactTokens, type OperationResult } from '../threads/index.js';
 
 /** A `tools/call` result in the shape the SDK's `CallToolResult` takes. */

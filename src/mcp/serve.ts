@@ -76,7 +76,7 @@ export async function startMcpServer(options: McpServeOptions): Promise<void> {
   });
   options.log(`serving Streamable HTTP at ${running.url}`);
   if (token.generated)
-    options.log(`bearer token (send "Authorization: Bearer <token>"): ${token.value}`);
+    options.log(`bearer token: ${token.value} (send it as "Authorization: Bearer <token>")`);
   let stopping = false;
   for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const)
     process.once(signal, () => {
