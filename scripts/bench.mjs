@@ -25,3 +25,4 @@ for (const suite of [
   await suite();
 await (await import('../bench/catalog.mjs')).run();
 await (await import('../bench/threads-store.mjs')).run();
+await (await import('../bench/mcp.mjs')).run();

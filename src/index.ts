@@ -194,7 +194,6 @@ export {
   readCeilingSources,
   resolveAuthority,
   revokeCeilingJti,
-  serveHttp,
   serveStdio,
   startMcpServer,
   toCallResult,

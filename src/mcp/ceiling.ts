@@ -5,14 +5,14 @@ import { keyDir, type DirectiveProgram, type Spaces } from '../items/index.js';
 import {
   audienceOf,
   capsFromDirective,
-  loadOperation,
   narrowAuthority,
   operatorAuthority,
   verifyToken,
   type Authority,
   type CapSet,
-} from '../threads/index.js';
+} from '../threads/capabilities/index.js';
 import type { CeilingSource } from './ceiling-source.js';
+import { opsDoor } from './ops-door.js';
 import { readRevocationList } from './revocations.js';
 
 export interface ResolveAuthorityOptions {
@@ -52,6 +52,7 @@ async function directiveCeiling(
   directiveId: string,
   options: ResolveAuthorityOptions,
 ): Promise<CapSet> {
+  const { loadOperation } = await opsDoor();
   const loaded = await loadOperation(
     { spaces: options.spaces, env: options.env, authority: operatorAuthority() },
     { item_type: 'directive', item_id: directiveId },

@@ -4,7 +4,7 @@ export { CAP_TOKEN_ENV, readCeilingSources } from './ceiling-source.js';
 export type { CeilingSource } from './ceiling-source.js';
 export { checkHttpRequest, httpGuardFor, isLoopbackHost } from './http-guard.js';
 export type { GuardRefusal, HttpGuard } from './http-guard.js';
-export { serveHttp } from './http.js';
+// http.ts is loaded by startMcpServer only for --http (Hono stays out of stdio start-up).
 export type { HttpServeOptions, RunningHttpServer } from './http.js';
 export { CoalescedProgress } from './progress.js';
 export type { ProgressOptions, ProgressUpdate } from './progress.js';

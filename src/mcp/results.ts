@@ -1,5 +1,7 @@
 import { hintFor, type ErrorCode, type RyeError } from '../errors/index.js';
-import { errorResult, redactTokens, type OperationResult } from '../threads/index.js';
+import { redactTokens } from '../threads/capabilities/index.js';
+import type { OperationResult } from '../threads/ops/index.js';
+import { opsDoor } from './ops-door.js';
 
 /** A `tools/call` result in the shape the SDK's `CallToolResult` takes. */
 export interface McpCallResult {
@@ -16,17 +18,19 @@ export interface McpCallResult {
  * capability token in it is redacted first, in both parts. Pure.
  */
 export function toCallResult(result: OperationResult): McpCallResult {
-  const text = redactTokens(JSON.stringify(result));
+  const json = JSON.stringify(result);
+  const text = redactTokens(json);
   return {
     content: [{ type: 'text', text }],
-    structuredContent: JSON.parse(text) as Record<string, unknown>,
+    // Parsed back only when something was redacted: the result is plain JSON already.
+    structuredContent: (text === json ? result : JSON.parse(text)) as Record<string, unknown>,
     isError: result.status === 'error',
   };
 }
 
 /** The error result of a refusal raised outside an operation (unknown tool, ceiling, shutdown). */
-export function refusalResult(error: RyeError, itemId?: string): McpCallResult {
-  return toCallResult(errorResult(error, itemId));
+export async function refusalResult(error: RyeError, itemId?: string): Promise<McpCallResult> {
+  return toCallResult((await opsDoor()).errorResult(error, itemId));
 }
 
 /**

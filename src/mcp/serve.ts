@@ -1,11 +1,11 @@
 import { RyeError } from '../errors/index.js';
-import { killRunningTools } from '../executor/index.js';
 import { newApiToken } from '../integrity/index.js';
 import type { Spaces } from '../items/index.js';
-import { operatorAuthority, type Authority, type OperationContext } from '../threads/index.js';
+import { operatorAuthority, type Authority } from '../threads/capabilities/index.js';
+import type { OperationContext } from '../threads/ops/index.js';
 import { resolveAuthority } from './ceiling.js';
 import { readCeilingSources, type CeilingSource } from './ceiling-source.js';
-import { serveHttp } from './http.js';
+import { killRunningToolsIfAny } from './ops-door.js';
 import { createRyeMcpServer, type RyeMcpServer } from './server.js';
 import { serveStdio } from './stdio.js';
 
@@ -68,6 +68,8 @@ export async function startMcpServer(options: McpServeOptions): Promise<void> {
     return;
   }
   const token = httpToken(options);
+  // Loaded only for --http: Hono and the HTTP transport stay out of stdio start-up.
+  const { serveHttp } = await import('./http.js');
   const running = await serveHttp({
     ...options.http,
     token: token.value,
@@ -82,7 +84,7 @@ export async function startMcpServer(options: McpServeOptions): Promise<void> {
     process.once(signal, () => {
       if (stopping) return;
       stopping = true;
-      const killed = killRunningTools();
+      const killed = killRunningToolsIfAny();
       options.log(`stopping: ${signal}${killed > 0 ? `; killed ${killed} tool group(s)` : ''}`);
       // The listener is closed but nothing is awaited past 1 s (THREADS.md §13).
       setTimeout(() => process.exit(0), 900).unref();

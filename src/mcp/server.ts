@@ -6,7 +6,8 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { RyeError, isRyeError } from '../errors/index.js';
 import { escapeControl } from '../platform/index.js';
-import { runOperation, type OperationContext } from '../threads/index.js';
+import type { OperationContext } from '../threads/ops/index.js';
+import { opsDoor } from './ops-door.js';
 import { CoalescedProgress } from './progress.js';
 import { internalErrorResult, refusalResult, toCallResult, type McpCallResult } from './results.js';
 import { isMcpToolName, mcpToolDefinitions } from './tools.js';
@@ -55,9 +56,11 @@ export function createRyeMcpServer(options: RyeMcpServerOptions): RyeMcpServer {
   const running = new Set<AbortController>();
   let stopping = false;
 
-  server.setRequestHandler(ListToolsRequestSchema, () => ({
-    tools: mcpToolDefinitions().map((t) => ({ ...t })),
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({
+    tools: (await mcpToolDefinitions()).map((t) => ({ ...t })),
   }));
+  // Warm the operations once the handshake is done (see opsDoor).
+  server.oninitialized = () => void opsDoor();
 
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     if (stopping)
@@ -116,7 +119,7 @@ async function callTool(
   progress?.push(`${name}: checking the call`);
   try {
     const ctx = await options.contextFor(signal);
-    const result = await runOperation(name, args, ctx);
+    const result = await (await opsDoor()).runOperation(name, args, ctx);
     progress?.push(`${name}: ${result.status}`);
     return toCallResult(result);
   } catch (error) {

@@ -1,5 +1,5 @@
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import { killRunningTools } from '../executor/index.js';
+import { killRunningToolsIfAny } from './ops-door.js';
 import type { RyeMcpServer } from './server.js';
 import { claimStdout } from './stdout-guard.js';
 import { watchParent } from './watchdog.js';
@@ -28,7 +28,7 @@ export async function serveStdio(mcp: RyeMcpServer, options: StdioServeOptions):
     if (stopped) return;
     stopped = true;
     mcp.stop();
-    const killed = killRunningTools();
+    const killed = killRunningToolsIfAny();
     options.log(
       `stopping: ${reason}${killed > 0 ? `; killed ${killed} running tool process group(s)` : ''}`,
     );

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { OPERATION_SCHEMAS, operationResultSchema, type OperationName } from '../threads/index.js';
+import type { OperationName } from '../threads/ops/index.js';
+import { opsDoor } from './ops-door.js';
 
 /** The four tools, named after the operations (within `[a-zA-Z0-9_-]`, copilot-cli#1879). */
 export const MCP_TOOL_NAMES: readonly OperationName[] = ['execute', 'search', 'load', 'sign'];
@@ -90,11 +91,13 @@ let cached: readonly McpToolDefinition[] | undefined;
 /**
  * The `tools/list` answer: input schemas are the operations' own strict zod
  * schemas, the output schema is the shared result union (MCP requires an
- * object at the top, so `type: "object"` sits beside its `oneOf`). Pure;
- * computed once.
+ * object at the top, so `type: "object"` sits beside its `oneOf`). Computed
+ * once.
  */
-export function mcpToolDefinitions(): readonly McpToolDefinition[] {
-  cached ??= MCP_TOOL_NAMES.map((name) => {
+export async function mcpToolDefinitions(): Promise<readonly McpToolDefinition[]> {
+  if (cached !== undefined) return cached;
+  const { OPERATION_SCHEMAS, operationResultSchema } = await opsDoor();
+  cached = MCP_TOOL_NAMES.map((name) => {
     const outputSchema = { type: 'object' as const, ...jsonSchemaOf(operationResultSchema) };
     return {
       name,

@@ -86,7 +86,7 @@ describe('createRyeMcpServer() over InMemoryTransport', () => {
     p.knowledge('notes/one');
     const { client } = await linked(operator(p));
     const { tools } = await client.listTools();
-    expect(tools).toEqual(mcpToolDefinitions().map((t) => ({ ...t })));
+    expect(tools).toEqual((await mcpToolDefinitions()).map((t) => ({ ...t })));
     const ok = await call(client, 'load', { item_type: 'knowledge', item_id: 'notes/one' });
     expect(ok.structuredContent).toMatchObject({ status: 'success', item_id: 'notes/one' });
     const refused = await call(client, 'load', { item_type: 'knowledge', item_id: 'notes/two' });

@@ -36,7 +36,7 @@ export function mcpCommand(io: CliIo, run: Runner): Command {
       run(options, async () => {
         const ctx = contextOf(options, io);
         requireDirectory(ctx.spaces.project);
-        const { redactTokens } = await import('../../threads/index.js');
+        const { redactTokens } = await import('../../threads/capabilities/index.js');
         const { startMcpServer } = await import('../../mcp/index.js');
         await startMcpServer({
           spaces: ctx.spaces,
