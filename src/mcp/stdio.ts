@@ -16,7 +16,7 @@ export interface StdioServeOptions {
  * Serve one MCP client on stdin/stdout until it leaves. Only protocol bytes
  * reach stdout (everything else written there goes to stderr). The server
  * stops (THREADS.md §13) on stdin EOF, SIGTERM, SIGINT, SIGHUP, a broken
- * stdout or a vanished parent: it stops admitting calls, aborts those in
+ * stdout, a transport that gave up or a vanished parent: it stops admitting calls, aborts those in
  * flight, SIGKILLs every running tool's process group, and exits 0 at once,
  * without waiting for handles that would keep Node alive (typescript-sdk#2002).
  * Tool processes never see this stdin: the executor gives them their own pipe.
@@ -46,5 +46,8 @@ export async function serveStdio(mcp: RyeMcpServer, options: StdioServeOptions):
   watchParent(() => stop('the parent process is gone'), {
     ...(options.watchdogMs === undefined ? {} : { intervalMs: options.watchdogMs }),
   });
+  // The transport gives up on its own too (a message over its 10 MiB buffer):
+  // with nothing left to read, the process must not linger.
+  mcp.server.onclose = () => stop('the transport closed');
   await mcp.server.connect(transport);
 }

@@ -132,6 +132,15 @@ setInterval(() => {}, 1000);
     }
   });
 
+  it('exits when the transport gives up on a message over its buffer, instead of lingering', async () => {
+    const p = await makeMcpProject();
+    const server = await startRawServer(p);
+    server.child.stdin.write('{"jsonrpc":"2.0","id":9,"method":"ping","params":{"x":"');
+    server.child.stdin.write('x'.repeat(11 * 1024 * 1024));
+    expect(await server.exited).toEqual({ code: 0, signal: null });
+    expect(server.stderr()).toContain('stopping: the transport closed');
+  });
+
   it('refuses to start when the ceiling cannot be read, writing nothing on stdout', async () => {
     const p = await makeMcpProject();
     const server = spawn(
