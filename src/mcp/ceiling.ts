@@ -36,33 +36,62 @@ export async function resolveAuthority(
   ceilings: readonly CeilingSource[],
   options: ResolveAuthorityOptions,
 ): Promise<Authority> {
+  return (await resolveCeilings(ceilings, options)).authority;
+}
+
+/** An authority and, for each ceiling, where it came from (for the start-up log). */
+export interface ResolvedCeilings {
+  readonly authority: Authority;
+  /** One line per ceiling: the directive's space and path, or the token's jti and expiry. */
+  readonly origins: readonly string[];
+}
+
+/**
+ * {@link resolveAuthority}, also saying which file or token each ceiling
+ * resolved to: a directive id resolves project → user → system, so the
+ * operator sees which copy capped the server.
+ *
+ * @throws RyeError as resolveAuthority
+ */
+export async function resolveCeilings(
+  ceilings: readonly CeilingSource[],
+  options: ResolveAuthorityOptions,
+): Promise<ResolvedCeilings> {
   let authority = operatorAuthority();
+  const origins: string[] = [];
   for (const ceiling of ceilings) {
-    const caps =
+    const { caps, origin } =
       ceiling.kind === 'directive'
         ? await directiveCeiling(ceiling.directiveId, options)
         : await tokenCeiling(ceiling.token, options);
     authority = narrowAuthority(authority, caps, 'ceiling');
+    origins.push(origin);
   }
-  return authority;
+  return { authority, origins };
+}
+
+interface Ceiling {
+  readonly caps: CapSet;
+  readonly origin: string;
 }
 
 /** A directive's declared set: loaded verified, full coverage, a valid program. */
 async function directiveCeiling(
   directiveId: string,
   options: ResolveAuthorityOptions,
-): Promise<CapSet> {
+): Promise<Ceiling> {
   const { loadOperation } = await opsDoor();
   const loaded = await loadOperation(
     { spaces: options.spaces, env: options.env, authority: operatorAuthority() },
     { item_type: 'directive', item_id: directiveId },
   );
   const program = loaded.metadata['program'] as DirectiveProgram;
-  return capsFromDirective({
+  const caps = capsFromDirective({
     permissions: program.permissions.entries,
     everything: program.permissions.everything,
     acknowledgeUnrestricted: program.permissions.acknowledgeUnrestricted,
   }).set;
+  return { caps, origin: `directive ${directiveId} (${loaded.space} space, ${loaded.path})` };
 }
 
 /**
@@ -72,16 +101,18 @@ async function directiveCeiling(
  * records ceilings in the registry). A thread's token is refused: no running
  * thread is recorded in this release.
  */
-async function tokenCeiling(token: string, options: ResolveAuthorityOptions): Promise<CapSet> {
+async function tokenCeiling(token: string, options: ResolveAuthorityOptions): Promise<Ceiling> {
   const { publicKeyPem, fingerprint } = await readPublicKeyFile(keyDir(options.spaces));
   const revoked = readRevocationList(options.spaces);
   try {
-    return verifyToken(token, {
+    const verified = verifyToken(token, {
       userPublicKey: publicKeyPem,
       audience: audienceOf(realpathSync(options.spaces.project), fingerprint),
       now: options.now ?? Math.floor(Date.now() / 1000),
       lookupJti: (jti) => (revoked.has(jti) ? 'finished' : 'ceiling'),
-    }).caps;
+    });
+    const expires = new Date(verified.exp * 1000).toISOString();
+    return { caps: verified.caps, origin: `jti ${verified.jti}, expires ${expires}` };
   } catch (error) {
     throw clearer(error);
   }

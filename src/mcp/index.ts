@@ -1,5 +1,5 @@
-export { resolveAuthority } from './ceiling.js';
-export type { ResolveAuthorityOptions } from './ceiling.js';
+export { resolveAuthority, resolveCeilings } from './ceiling.js';
+export type { ResolveAuthorityOptions, ResolvedCeilings } from './ceiling.js';
 export { CAP_TOKEN_ENV, readCeilingSources } from './ceiling-source.js';
 export type { CeilingSource } from './ceiling-source.js';
 export { checkHttpRequest, httpGuardFor, isLoopbackHost } from './http-guard.js';

@@ -3,7 +3,7 @@ import { newApiToken } from '../integrity/index.js';
 import type { Spaces } from '../items/index.js';
 import { operatorAuthority, type Authority } from '../threads/capabilities/index.js';
 import type { OperationContext } from '../threads/ops/index.js';
-import { resolveAuthority } from './ceiling.js';
+import { resolveAuthority, resolveCeilings } from './ceiling.js';
 import { readCeilingSources, type CeilingSource } from './ceiling-source.js';
 import { killRunningToolsIfAny } from './ops-door.js';
 import { createRyeMcpServer, type RyeMcpServer } from './server.js';
@@ -41,13 +41,22 @@ export interface McpServeOptions {
 export async function startMcpServer(options: McpServeOptions): Promise<void> {
   const ceilings = readCeilingSources(options.ceiling, options.env, options.cwd);
   const authorityNow = authorityResolver(ceilings, options);
-  const authority = await authorityNow();
+  const resolved = await resolveCeilings(ceilings, options);
   options.log(`project ${options.spaces.project}`);
-  options.log(
-    ceilings.length === 0
-      ? 'no ceiling: every call acts with your full authority (all four operations on every item your keys trust)'
-      : `ceiling ${ceilings.map(describeCeiling).join(' and ')}: ${authority.describe()}`,
-  );
+  if (ceilings.length === 0)
+    options.log(
+      'no ceiling: every call acts with your full authority (all four operations on every item your keys trust)',
+    );
+  else {
+    ceilings.forEach((ceiling, i) =>
+      options.log(
+        ceiling.kind === 'directive'
+          ? `ceiling ${resolved.origins[i] ?? ceiling.directiveId}`
+          : `ceiling token from ${ceiling.origin}: ${resolved.origins[i] ?? ''}`,
+      ),
+    );
+    options.log(`every call is capped at: ${resolved.authority.describe()}`);
+  }
   const create = (): RyeMcpServer =>
     createRyeMcpServer({
       version: options.version,
@@ -101,12 +110,6 @@ function authorityResolver(
     return () => Promise.resolve(operator);
   }
   return () => resolveAuthority(ceilings, { spaces: options.spaces, env: options.env });
-}
-
-function describeCeiling(ceiling: CeilingSource): string {
-  return ceiling.kind === 'directive'
-    ? `directive ${ceiling.directiveId}`
-    : `token from ${ceiling.origin}`;
 }
 
 function httpToken(options: McpServeOptions): { value: string; generated: boolean } {
