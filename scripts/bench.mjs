@@ -28,3 +28,4 @@ await (await import('../bench/catalog.mjs')).run();
 await (await import('../bench/threads-store.mjs')).run();
 await (await import('../bench/plan.mjs')).run();
 await startup();
+await (await import('../bench/mcp.mjs')).run();

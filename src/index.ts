@@ -196,3 +196,21 @@ export { main } from './cli/index.js';
 export { errorJson, snakeCaseKeys } from './errors/index.js';
 export type { ErrorJson } from './errors/index.js';
 export { compileGlob, printable } from './platform/index.js';
+// The MCP server (issue 16): the four operations as MCP tools, ceilings, stdio and HTTP.
+export {
+  createRyeMcpServer,
+  mcpToolDefinitions,
+  readCeilingSources,
+  resolveAuthority,
+  revokeCeilingJti,
+  serveStdio,
+  startMcpServer,
+  toCallResult,
+} from './mcp/index.js';
+export type {
+  CeilingSource,
+  McpCallResult,
+  McpServeOptions,
+  McpToolDefinition,
+  RyeMcpServer,
+} from './mcp/index.js';

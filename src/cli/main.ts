@@ -107,6 +107,11 @@ export const COMMANDS: readonly LazyCommand[] = [
     load: async () => (await import('./commands/list.js')).listCommand,
   },
   {
+    term: 'mcp',
+    summary: 'serve Rye to MCP clients',
+    load: async () => (await import('./commands/mcp.js')).mcpCommand,
+  },
+  {
     term: 'completion [options] <shell>',
     summary: 'print a shell completion script (bash, zsh or fish)',
     load: async () => (await import('./commands/completion.js')).completionCommand,

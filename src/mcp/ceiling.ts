@@ -1,0 +1,138 @@
+import { realpathSync } from 'node:fs';
+import { RyeError, isRyeError } from '../errors/index.js';
+import { readPublicKeyFile } from '../integrity/index.js';
+import { keyDir, type DirectiveProgram, type Spaces } from '../items/index.js';
+import {
+  audienceOf,
+  capsFromDirective,
+  narrowAuthority,
+  operatorAuthority,
+  verifyToken,
+  type Authority,
+  type CapSet,
+} from '../threads/capabilities/index.js';
+import type { CeilingSource } from './ceiling-source.js';
+import { opsDoor } from './ops-door.js';
+import { readRevocationList } from './revocations.js';
+
+export interface ResolveAuthorityOptions {
+  readonly spaces: Spaces;
+  readonly env: Readonly<Record<string, string | undefined>>;
+  /** Unix seconds (default: now). */
+  readonly now?: number;
+}
+
+/**
+ * The authority one call runs under: the operator's (the user's own, THREADS.md
+ * §13) narrowed by every ceiling. Resolved again on each call, from disk: a
+ * ceiling directive edited or tampered with, a token expired or revoked,
+ * refuses the call instead of acting on a stale verdict. Never falls back to
+ * operator authority when a ceiling fails.
+ *
+ * @throws RyeError CAPABILITY_TOKEN_INVALID, MCP_REVOCATIONS_INVALID, KEY_NOT_FOUND,
+ *   the directive's load and verification codes, CAPABILITY_INVALID
+ */
+export async function resolveAuthority(
+  ceilings: readonly CeilingSource[],
+  options: ResolveAuthorityOptions,
+): Promise<Authority> {
+  return (await resolveCeilings(ceilings, options)).authority;
+}
+
+/** An authority and, for each ceiling, where it came from (for the start-up log). */
+export interface ResolvedCeilings {
+  readonly authority: Authority;
+  /** One line per ceiling: the directive's space and path, or the token's jti and expiry. */
+  readonly origins: readonly string[];
+}
+
+/**
+ * {@link resolveAuthority}, also saying which file or token each ceiling
+ * resolved to: a directive id resolves project → user → system, so the
+ * operator sees which copy capped the server.
+ *
+ * @throws RyeError as resolveAuthority
+ */
+export async function resolveCeilings(
+  ceilings: readonly CeilingSource[],
+  options: ResolveAuthorityOptions,
+): Promise<ResolvedCeilings> {
+  let authority = operatorAuthority();
+  const origins: string[] = [];
+  for (const ceiling of ceilings) {
+    const { caps, origin } =
+      ceiling.kind === 'directive'
+        ? await directiveCeiling(ceiling.directiveId, options)
+        : await tokenCeiling(ceiling.token, options);
+    authority = narrowAuthority(authority, caps, 'ceiling');
+    origins.push(origin);
+  }
+  return { authority, origins };
+}
+
+interface Ceiling {
+  readonly caps: CapSet;
+  readonly origin: string;
+}
+
+/** A directive's declared set: loaded verified, full coverage, a valid program. */
+async function directiveCeiling(
+  directiveId: string,
+  options: ResolveAuthorityOptions,
+): Promise<Ceiling> {
+  const { loadOperation } = await opsDoor();
+  const loaded = await loadOperation(
+    { spaces: options.spaces, env: options.env, authority: operatorAuthority() },
+    { item_type: 'directive', item_id: directiveId },
+  );
+  const program = loaded.metadata['program'] as DirectiveProgram;
+  const caps = capsFromDirective({
+    permissions: program.permissions.entries,
+    everything: program.permissions.everything,
+    acknowledgeUnrestricted: program.permissions.acknowledgeUnrestricted,
+  }).set;
+  return { caps, origin: `directive ${directiveId} (${loaded.space} space, ${loaded.path})` };
+}
+
+/**
+ * A root-only ceiling token, verified against the local user's own key and
+ * this project's audience. Its `jti` counts as an unrevoked ceiling unless the
+ * revocation list holds it (THREADS.md §4 check 6, until `rye cap mint`
+ * records ceilings in the registry). A thread's token is refused: no running
+ * thread is recorded in this release.
+ */
+async function tokenCeiling(token: string, options: ResolveAuthorityOptions): Promise<Ceiling> {
+  const { publicKeyPem, fingerprint } = await readPublicKeyFile(keyDir(options.spaces));
+  const revoked = readRevocationList(options.spaces);
+  try {
+    const verified = verifyToken(token, {
+      userPublicKey: publicKeyPem,
+      audience: audienceOf(realpathSync(options.spaces.project), fingerprint),
+      now: options.now ?? Math.floor(Date.now() / 1000),
+      lookupJti: (jti) => (revoked.has(jti) ? 'finished' : 'ceiling'),
+    });
+    const expires = new Date(verified.exp * 1000).toISOString();
+    return { caps: verified.caps, origin: `jti ${verified.jti}, expires ${expires}` };
+  } catch (error) {
+    throw clearer(error);
+  }
+}
+
+/** Say why in this server's terms; the reason (stable) is kept. */
+function clearer(error: unknown): unknown {
+  if (!isRyeError(error) || error.code !== 'CAPABILITY_TOKEN_INVALID') return error;
+  const reason = error.details['reason'];
+  const why =
+    reason === 'jti_finished'
+      ? 'its jti is on the revocation list'
+      : reason === 'jti_mismatch'
+        ? 'it is a thread’s token, and no running thread is recorded here (only root-only ceiling tokens are accepted)'
+        : undefined;
+  if (why === undefined) return error;
+  return new RyeError(
+    'CAPABILITY_TOKEN_INVALID',
+    `Cannot accept the capability token: ${why}`,
+    error.details,
+    { cause: error },
+  );
+}

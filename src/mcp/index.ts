@@ -1,0 +1,29 @@
+export { resolveAuthority, resolveCeilings } from './ceiling.js';
+export type { ResolveAuthorityOptions, ResolvedCeilings } from './ceiling.js';
+export { CAP_TOKEN_ENV, readCeilingSources } from './ceiling-source.js';
+export type { CeilingSource } from './ceiling-source.js';
+export { checkHttpRequest, httpGuardFor, isLoopbackHost } from './http-guard.js';
+export type { GuardRefusal, HttpGuard } from './http-guard.js';
+// http.ts is loaded by startMcpServer only for --http (Hono stays out of stdio start-up).
+export type { HttpServeOptions, RunningHttpServer } from './http.js';
+export { CoalescedProgress } from './progress.js';
+export type { ProgressOptions, ProgressUpdate } from './progress.js';
+export { internalErrorResult, refusalResult, toCallResult } from './results.js';
+export type { McpCallResult } from './results.js';
+export {
+  MAX_REVOCATION_BYTES,
+  parseRevocationList,
+  readRevocationList,
+  revocationListPath,
+  revokeCeilingJti,
+} from './revocations.js';
+export { HTTP_TOKEN_ENV, startMcpServer } from './serve.js';
+export type { McpServeOptions } from './serve.js';
+export { createRyeMcpServer } from './server.js';
+export type { RyeMcpServer, RyeMcpServerOptions } from './server.js';
+export { serveStdio } from './stdio.js';
+export type { StdioServeOptions } from './stdio.js';
+export { claimStdout } from './stdout-guard.js';
+export { MCP_TOOL_NAMES, isMcpToolName, mcpToolDefinitions } from './tools.js';
+export type { McpToolDefinition } from './tools.js';
+export { WATCHDOG_INTERVAL_MS, watchParent } from './watchdog.js';

@@ -1,0 +1,138 @@
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import {
+  CallToolRequestSchema,
+  ListToolsRequestSchema,
+  type CallToolRequest,
+} from '@modelcontextprotocol/sdk/types.js';
+import { RyeError, isRyeError } from '../errors/index.js';
+import { escapeControl } from '../platform/index.js';
+import type { OperationContext } from '../threads/ops/index.js';
+import { opsDoor } from './ops-door.js';
+import { CoalescedProgress } from './progress.js';
+import { internalErrorResult, refusalResult, toCallResult, type McpCallResult } from './results.js';
+import { isMcpToolName, mcpToolDefinitions } from './tools.js';
+
+export interface RyeMcpServerOptions {
+  /**
+   * The context of one call, authority included: resolved per call, so a
+   * ceiling that stopped verifying refuses the call (its RyeError becomes the
+   * call's error result).
+   */
+  readonly contextFor: (signal: AbortSignal) => Promise<OperationContext>;
+  /** One line for the log (stderr); never stdout. */
+  readonly log: (line: string) => void;
+  readonly version: string;
+}
+
+/** A server for one connection, and the handle to stop it. */
+export interface RyeMcpServer {
+  readonly server: Server;
+  /** Calls running now. */
+  inFlight(): number;
+  /** Stop admitting calls (MCP_SERVER_STOPPING) and abort those in flight. */
+  stop(): void;
+}
+
+const INSTRUCTIONS =
+  'Rye serves signed items (directives, tools, knowledge) through four tools. ' +
+  'Every item is verified (signature, executor chain, dependencies) before it is loaded or run; ' +
+  'a refusal comes back as an error result with a stable code and a hint. ' +
+  'Use search to find items, load to read one, execute to run a tool (or plan a directive), sign to sign items.';
+
+/**
+ * The four operations as MCP tools (THREADS.md §13), on the SDK's low-level
+ * `Server`: the tool list comes from the operations' own zod schemas, and
+ * every call goes through `runOperation`, so invalid or unknown arguments
+ * and unknown tools are error results carrying the project's codes
+ * (`isError`, the `status: "error"` shape), never JSON-RPC errors, which stay
+ * for protocol faults. A bug in a call is logged and answered INTERNAL_ERROR;
+ * the server keeps serving.
+ */
+export function createRyeMcpServer(options: RyeMcpServerOptions): RyeMcpServer {
+  const server = new Server(
+    { name: 'rye', version: options.version },
+    { capabilities: { tools: {} }, instructions: INSTRUCTIONS },
+  );
+  const running = new Set<AbortController>();
+  let stopping = false;
+
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({
+    tools: (await mcpToolDefinitions()).map((t) => ({ ...t })),
+  }));
+  // Warm the operations once the handshake is done (see opsDoor).
+  server.oninitialized = () => void opsDoor();
+
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+    if (stopping)
+      return refusalResult(
+        new RyeError('MCP_SERVER_STOPPING', 'Cannot start the call: the server is shutting down'),
+      );
+    const controller = new AbortController();
+    const abort = () => controller.abort(extra.signal.reason);
+    extra.signal.addEventListener('abort', abort, { once: true });
+    running.add(controller);
+    const token = extra._meta?.progressToken;
+    const progress =
+      token === undefined
+        ? undefined
+        : new CoalescedProgress((update) =>
+            extra.sendNotification({
+              method: 'notifications/progress',
+              params: { progressToken: token, ...update },
+            }),
+          );
+    try {
+      return await callTool(request, controller.signal, options, progress);
+    } finally {
+      progress?.end();
+      running.delete(controller);
+      extra.signal.removeEventListener('abort', abort);
+    }
+  });
+
+  return {
+    server,
+    inFlight: () => running.size,
+    stop() {
+      stopping = true;
+      for (const controller of running) controller.abort(new Error('the server is stopping'));
+    },
+  };
+}
+
+async function callTool(
+  request: CallToolRequest,
+  signal: AbortSignal,
+  options: RyeMcpServerOptions,
+  progress: CoalescedProgress | undefined,
+): Promise<McpCallResult> {
+  const name = request.params.name;
+  const args: unknown = request.params.arguments ?? {};
+  if (!isMcpToolName(name))
+    return refusalResult(
+      new RyeError(
+        'MCP_TOOL_UNKNOWN',
+        `Cannot call tool "${escapeControl(name.slice(0, 100))}": the tools are execute, search, load and sign`,
+        { tool: name.slice(0, 100) },
+      ),
+    );
+  progress?.push(`${name}: checking the call`);
+  try {
+    const ctx = await options.contextFor(signal);
+    const result = await (await opsDoor()).runOperation(name, args, ctx);
+    progress?.push(`${name}: ${result.status}`);
+    return toCallResult(result);
+  } catch (error) {
+    if (isRyeError(error)) return refusalResult(error, itemIdOf(args));
+    options.log(
+      `internal error in ${name}: ${escapeControl(error instanceof Error ? (error.stack ?? error.message) : String(error))}`,
+    );
+    return internalErrorResult(error);
+  }
+}
+
+function itemIdOf(args: unknown): string | undefined {
+  if (typeof args !== 'object' || args === null) return undefined;
+  const id = (args as Record<string, unknown>)['item_id'];
+  return typeof id === 'string' && id.length <= 512 ? id : undefined;
+}

@@ -1,0 +1,189 @@
+import { readFileSync, realpathSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { afterEach } from 'vitest';
+import { audienceOf, mintToken, parseCapability } from '../../src/threads/capabilities/index.js';
+import { newThreadId } from '../../src/threads/ids/index.js';
+import { RYE_BIN } from '../helpers/cli.js';
+import { makeCatalogProject, type CatalogProject } from '../helpers/catalog.js';
+
+/** A Python tool whose body follows the metadata; `params` is the parsed --params JSON. */
+export const pythonTool = (category: string, body: string): string => `import json, os, sys, time
+__version__ = "1.0.0"
+__tool_type__ = "python"
+__executor_id__ = "rye/core/runtimes/python_script_runtime"
+__category__ = "${category}"
+__tool_description__ = "mcp test tool"
+params = json.loads(sys.argv[sys.argv.index("--params") + 1]) if "--params" in sys.argv else {}
+${body}
+`;
+
+/** A directive whose `<permissions>` block is `permissions` (the ceiling fixture). */
+export const directiveWith = (name: string, category: string, permissions: string): string =>
+  `# ${name}
+
+\`\`\`xml
+<directive name="${name}" version="1.0.0">
+  <metadata>
+    <description>MCP ceiling fixture</description>
+    <category>${category}</category>
+    <author>tester</author>
+    <permissions>
+${permissions}
+    </permissions>
+  </metadata>
+  <process><step name="one"><description>Do it.</description></step></process>
+</directive>
+\`\`\`
+`;
+
+/** The ceiling directive: run t/echo, search everything, load notes/*. */
+export const READER_PERMISSIONS = `      <execute><tool>t.echo</tool></execute>
+      <search>*</search>
+      <load><knowledge>notes.*</knowledge></load>`;
+
+export interface McpProject extends CatalogProject {
+  /** Where `t/marker` and `t/sleeper` leave their files. */
+  readonly markers: string;
+}
+
+/**
+ * A signed project for the server: tools `t/echo` (echoes its parameters),
+ * `t/noisy` (floods stdout and stderr, reads stdin), `t/marker` (writes the
+ * file named by `path`), `t/sleeper` (writes its pid, then sleeps a minute),
+ * knowledge `notes/alpha` and `secret/plan`, and the directive
+ * `ceilings/reader`.
+ */
+export async function makeMcpProject(): Promise<McpProject> {
+  const p = await makeCatalogProject();
+  const markers = join(p.root, 'markers');
+  p.write('markers/.keep', '', p.root);
+  p.write('.ai/tools/t/echo.py', pythonTool('t', 'print(json.dumps({"echo": params}))'));
+  p.write(
+    '.ai/tools/t/noisy.py',
+    pythonTool(
+      't',
+      [
+        'got = sys.stdin.read()',
+        'for i in range(2000):',
+        '    print("noise " + str(i) + " " + "x" * 60)',
+        '    sys.stderr.write("err " + str(i) + "\\n")',
+        'print(json.dumps({"stdin": got}))',
+      ].join('\n'),
+    ),
+  );
+  p.write(
+    '.ai/tools/t/marker.py',
+    pythonTool('t', 'open(params["path"], "w").write("ran")\nprint(json.dumps({"ok": True}))'),
+  );
+  p.write(
+    '.ai/tools/t/sleeper.py',
+    pythonTool(
+      't',
+      'open(params["path"], "w").write(str(os.getpid()))\ntime.sleep(60)\nprint("{}")',
+    ),
+  );
+  await p.sign('tool', 't/*');
+  p.knowledge('notes/alpha', { title: 'Alpha notes', body: 'The alpha launch checklist.' });
+  p.knowledge('secret/plan', { title: 'Secret plan', body: 'Nothing to see.' });
+  p.write(
+    '.ai/directives/ceilings/reader.md',
+    directiveWith('reader', 'ceilings', READER_PERMISSIONS),
+  );
+  await p.sign('directive', 'ceilings/reader');
+  return { ...p, markers };
+}
+
+/** A root-only ceiling token for this project, signed by its user key. */
+export function ceilingToken(
+  p: CatalogProject,
+  caps: readonly string[],
+  options: { nbf?: number; exp?: number; jti?: string; thread?: string | null } = {},
+): string {
+  const now = Math.floor(Date.now() / 1000);
+  const tree = newThreadId('mcp_ceiling');
+  return mintToken({
+    signer: p.signer,
+    tree,
+    thread: options.thread === undefined ? null : (options.thread ?? null),
+    aud: audienceOf(realpathSync(p.project), p.signer.fingerprint),
+    caps: caps.map(parseCapability),
+    nbf: options.nbf ?? now - 10,
+    ...(options.exp === undefined ? {} : { exp: options.exp }),
+    ...(options.jti === undefined ? {} : { jti: options.jti }),
+    holderPublicKey: null,
+  });
+}
+
+/** Write `text` to a file under the project's temp root; returns its path. */
+export function writeRootFile(p: CatalogProject, name: string, text: string): string {
+  const path = join(p.root, name);
+  writeFileSync(path, text);
+  return path;
+}
+
+export interface Connected {
+  readonly client: Client;
+  readonly transport: StdioClientTransport;
+  /** Everything the server wrote on stderr so far. */
+  stderr(): string;
+  readonly pid: number;
+}
+
+const open: Connected[] = [];
+
+afterEach(async () => {
+  for (const c of open.splice(0)) await c.client.close().catch(() => undefined);
+});
+
+/** Spawn `node bin/rye.js mcp serve <args>` and connect the SDK's own client to it. */
+export async function connect(
+  p: CatalogProject,
+  args: readonly string[] = [],
+  env: NodeJS.ProcessEnv = {},
+): Promise<Connected> {
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [RYE_BIN, 'mcp', 'serve', '--project', p.project, ...args],
+    env: { ...(p.env as Record<string, string>), ...(env as Record<string, string>) },
+    stderr: 'pipe',
+  });
+  let stderr = '';
+  transport.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+  const client = new Client({ name: 'rye-test', version: '1.0.0' });
+  await client.connect(transport);
+  const connected: Connected = {
+    client,
+    transport,
+    stderr: () => stderr,
+    pid: transport.pid ?? -1,
+  };
+  open.push(connected);
+  return connected;
+}
+
+/** Wait until `check` holds, polling every 25 ms, for at most `ms` (then throw). */
+export async function until(check: () => boolean, ms = 10_000, what = 'condition'): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
+
+/** True while a process with this pid runs (a zombie waiting for its reaper counts as gone). */
+export function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+  try {
+    // Linux: the state follows the parenthesised command name.
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
+  } catch {
+    return true;
+  }
+}
