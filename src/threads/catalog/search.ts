@@ -42,14 +42,15 @@ export interface SearchOptions extends CatalogScope {
  * verification and cached by (content, trust digest).
  *
  * @throws RyeError SEARCH_QUERY_TOO_LONG, ITEM_TYPE_INVALID, SPACE_INVALID,
- *   USAGE_INVALID_ARGUMENT (limit outside 1..100, no `visible`), SEARCH_INDEX_FAILED
+ *   USAGE_INVALID_ARGUMENT (limit outside 1..100, an unknown `recheck`, no `visible`),
+ *   SEARCH_INDEX_FAILED
  */
 export async function searchItems(options: SearchOptions): Promise<SearchResult[]> {
   const query = parseSearchQuery(options.query);
   const filter = parseFilter(options.item_type, options.space, options.visible, 'search');
   const limit = parseLimit(options.limit);
-  if (query.matchesNothing) return [];
   const recheck = parseRecheck(options.recheck);
+  if (query.matchesNothing) return [];
   const catalog = await openCatalog(options, recheck);
   const { handle } = catalog;
   const picked = await pickFresh(catalog, query.match, filter, limit, options.visible);

@@ -45,7 +45,10 @@ export async function syncIndex(
     recheck === 'all' ||
     handle.sweptNs === 0n ||
     (recheck === 'auto' &&
-      (now - handle.sweptNs >= FULL_CHECK_EVERY_NS || fileCount(handle) <= FULL_CHECK_FILES));
+      // A clock set back (now before the last check) must not postpone the next one.
+      (now - handle.sweptNs >= FULL_CHECK_EVERY_NS ||
+        now < handle.sweptNs ||
+        fileCount(handle) <= FULL_CHECK_FILES));
   const walk = walkSpaces(spaces, dirs, full, now);
   const listed = walk.listed.filter((d) => !sameDir(dirs.get(d.path), d));
   // A racy folder is listed again even when its stat did not move: its files are compared.
@@ -69,7 +72,8 @@ export async function syncIndex(
       if (gone.has(parent) || (scanned.has(parent) && !seen.has(path))) removed.push(path);
     }
   }
-  const sweptNs = full && now - handle.sweptNs >= RECORD_SWEEP_AFTER_NS ? now : null;
+  const sweptNs =
+    full && (now - handle.sweptNs >= RECORD_SWEEP_AFTER_NS || now < handle.sweptNs) ? now : null;
   if (changes.length + removed.length + listed.length + goneDirs.length > 0 || sweptNs !== null)
     applyChanges(handle, { changes, removed, listed, goneDirs, sweptNs });
   return {

@@ -1,5 +1,7 @@
 import { spawn } from 'node:child_process';
 import {
+  existsSync,
+  mkdirSync,
   readFileSync,
   renameSync,
   rmSync,
@@ -12,6 +14,8 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import {
+  FULL_CHECK_EVERY_NS,
+  FULL_CHECK_FILES,
   RACY_WINDOW_NS,
   searchIndexPath,
   searchItems,
@@ -135,6 +139,46 @@ describe('syncIndex(): folders decide what is listed', () => {
   });
 });
 
+describe('syncIndex(): when every file is checked', () => {
+  it('checks every file of a small index on every search', async () => {
+    const p = await makeCatalogProject();
+    p.knowledge('notes/guide', { body: 'kiwi' });
+    const handle = handleOf(p);
+    const now = later();
+    await syncIndex(handle, p.spaces, 'auto', now);
+    expect(await syncIndex(handle, p.spaces, 'auto', now + 1n)).toMatchObject({ full: true });
+    expect(await syncIndex(handle, p.spaces, 'served', now + 2n)).toMatchObject({ full: false });
+  });
+
+  it('checks every file of a large index once its last full check is 30 s old, or the clock went back', async () => {
+    const p = await makeCatalogProject();
+    const folder = join(p.project, '.ai', 'knowledge', 'bulk');
+    mkdirSync(folder, { recursive: true });
+    for (let i = 0; i <= FULL_CHECK_FILES; i += 1)
+      writeFileSync(join(folder, `n${i}.md`), `note ${i}\n`);
+    const handle = handleOf(p);
+    const now = later();
+    expect(await syncIndex(handle, p.spaces, 'auto', now)).toMatchObject({ full: true });
+    const second = 1_000_000_000n;
+    expect(await syncIndex(handle, p.spaces, 'auto', now + 29n * second)).toMatchObject({
+      full: false,
+      files: 0,
+    });
+    expect(await syncIndex(handle, p.spaces, 'auto', now + FULL_CHECK_EVERY_NS)).toMatchObject({
+      full: true,
+    });
+    expect(
+      await syncIndex(handle, p.spaces, 'auto', now + FULL_CHECK_EVERY_NS + second),
+    ).toMatchObject({
+      full: false,
+    });
+    expect(await syncIndex(handle, p.spaces, 'auto', now - 3600n * second)).toMatchObject({
+      full: true,
+    });
+    expect(await syncIndex(handle, p.spaces, 'all', now)).toMatchObject({ full: true });
+  });
+});
+
 describe('searchItems(): every served row is checked against its file', () => {
   it("never serves an edited item's old text or verdict, though no folder changed", async () => {
     const p = await makeCatalogProject();
@@ -175,6 +219,18 @@ describe('searchItems(): every served row is checked against its file', () => {
     rmSync(path);
     symlinkSync(secret, path);
     expect(await served(p, 'walrus')).toEqual([]);
+  });
+
+  it('refuses an unknown recheck mode before any work', async () => {
+    const p = await makeCatalogProject();
+    const error = await searchItems({
+      ...p.scope,
+      query: 'kiwi',
+      visible: () => true,
+      recheck: 'never' as 'all',
+    }).catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: 'USAGE_INVALID_ARGUMENT' });
+    expect(existsSync(join(p.indexDir))).toBe(false);
   });
 
   it("finds an in-place edit's new words once a full check runs (the documented residual)", async () => {
