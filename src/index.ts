@@ -187,3 +187,6 @@ export {
   writeThreadRecord,
 } from './threads/store/index.js';
 export type { ThreadRecord, ThreadStatus, TreeLock } from './threads/store/index.js';
+// Search freshness modes and transcript checkpoint modes (perf: search and resume goals).
+export type { Recheck } from './threads/catalog/index.js';
+export type { CheckpointMode, VerifyTranscriptOptions } from './threads/transcript/index.js';

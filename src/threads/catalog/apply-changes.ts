@@ -58,6 +58,9 @@ const INSERT_FTS = `INSERT INTO fts (rowid, item_id, title, description, categor
 const UPSERT_DIR = `INSERT OR REPLACE INTO dirs (path, parent, space, item_type, prefix, mtime_ns,
   ctime_ns, ino, racy) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`;
 const DELETE_DIR = 'DELETE FROM dirs WHERE path = ?';
+// Marked racy, not deleted: a deleted row would drop the folder from its
+// parent's recorded subfolders, and an unchanged parent would never walk it.
+const DOUBT_DIR = 'UPDATE dirs SET racy = 1 WHERE path = ?';
 const SET_META = 'INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)';
 // Which file of an id wins: the first space in precedence order (a reserved id
 // has files in system space only: enumeration never indexes the others).
@@ -76,8 +79,8 @@ const MARK_ONE_LIMIT = 256;
  * this process's mirror along. When another connection committed since the
  * mirror was read, the file rows are still written (each is a stat taken
  * before its bytes were read, so a later check re-reads it if it moved), but
- * no folder is recorded as listed: every folder touched is forgotten instead,
- * so the next walk lists it again, and the mirror is dropped.
+ * no folder is recorded as listed: every folder touched is marked racy
+ * instead, so the next walk lists it again, and the mirror is dropped.
  *
  * @throws RyeError SEARCH_INDEX_FAILED
  */
@@ -102,10 +105,10 @@ export function applyChanges(handle: CatalogDb, write: IndexWrite): void {
         touched.set(change.file.path, [change.file.itemType, change.file.itemId]);
     }
     if (foreign) {
-      const forget = new Set(write.listed.map((d) => d.path));
-      for (const path of write.removed) forget.add(parentOf(path));
-      for (const change of write.changes) forget.add(parentOf(change.file.path));
-      for (const path of forget) statement(handle, DELETE_DIR).run(path);
+      const doubt = new Set(write.listed.map((d) => d.path));
+      for (const path of write.removed) doubt.add(parentOf(path));
+      for (const change of write.changes) doubt.add(parentOf(change.file.path));
+      for (const path of doubt) statement(handle, DOUBT_DIR).run(path);
     } else {
       for (const path of write.goneDirs) statement(handle, DELETE_DIR).run(path);
       for (const d of write.listed) {

@@ -18,6 +18,8 @@ const MAX_ITEMS = 2000;
 
 /** Control, format and line-separator characters: left to the full parser. */
 const AWKWARD = /[\p{C}\u2028\u2029]/u;
+/** Printable ASCII only: none of AWKWARD (the common case, checked without Unicode tables). */
+const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
 const PAIR = /^([A-Za-z_][A-Za-z0-9_-]*):(?: +(.*))?$/;
 /**
  * A plain scalar that can only be a string under the core schema: it starts
@@ -25,8 +27,11 @@ const PAIR = /^([A-Za-z_][A-Za-z0-9_-]*):(?: +(.*))?$/;
  * `:`, `#`, quote, bracket, `&`, `*`, `|`, `>`, `%`, `@` or backquote.
  */
 const PLAIN = /^[\p{L}_][\p{L}\p{N} _.,;()/+=?!-]*$/u;
+/** PLAIN's ASCII subset, tried first: cheaper, and anything it accepts PLAIN accepts. */
+const PLAIN_ASCII = /^[A-Za-z_][A-Za-z0-9 _.,;()/+=?!-]*$/;
 /** The same inside a flow sequence, where `,` separates items. */
 const FLOW_PLAIN = /^[\p{L}_][\p{L}\p{N} _.;()/+=?!-]*$/u;
+const FLOW_PLAIN_ASCII = /^[A-Za-z_][A-Za-z0-9 _.;()/+=?!-]*$/;
 const DOUBLE_QUOTED = /^"([^"\\]*)"$/;
 const SINGLE_QUOTED = /^'([^']*)'$/;
 /** Plain words the core schema reads as null or a boolean (any case, to stay on the safe side). */
@@ -63,7 +68,7 @@ export function readSimpleKnowledgeMetadata(
     // No closing line (the full parser's METADATA_PARSE_FAILED), or a `\r`.
     if (raw === undefined || raw === null) return undefined;
     if (closing.test(raw)) return { kind: 'knowledge', fields: Object.fromEntries(entries) };
-    if (AWKWARD.test(raw)) return undefined;
+    if (!PRINTABLE_ASCII.test(raw) && AWKWARD.test(raw)) return undefined;
     const line = raw.replace(/ +$/, '');
     if (line === '' || line.startsWith('#')) continue;
     const pair = PAIR.exec(line);
@@ -89,19 +94,22 @@ function valueOf(text: string): unknown {
     if (/^ *$/.test(inner)) return [];
     const out: string[] = [];
     for (const part of inner.split(',')) {
-      const item = scalarOf(part.replace(/^ +| +$/g, ''), FLOW_PLAIN);
+      const item = scalarOf(part.replace(/^ +| +$/g, ''), FLOW_PLAIN_ASCII, FLOW_PLAIN);
       if (item === undefined) return undefined;
       out.push(item);
     }
     return out;
   }
-  return scalarOf(text, PLAIN);
+  return scalarOf(text, PLAIN_ASCII, PLAIN);
 }
 
-function scalarOf(text: string, plain: RegExp): string | undefined {
-  const quoted = DOUBLE_QUOTED.exec(text) ?? SINGLE_QUOTED.exec(text);
-  if (quoted !== null) return quoted[1];
-  return plain.test(text) && !RESERVED.test(text) ? text : undefined;
+function scalarOf(text: string, ascii: RegExp, plain: RegExp): string | undefined {
+  const first = text.charCodeAt(0);
+  if (first === 0x22 || first === 0x27) {
+    const quoted = DOUBLE_QUOTED.exec(text) ?? SINGLE_QUOTED.exec(text);
+    return quoted === null ? undefined : quoted[1];
+  }
+  return (ascii.test(text) || plain.test(text)) && !RESERVED.test(text) ? text : undefined;
 }
 
 function isPreamble(line: string): boolean {
