@@ -38,8 +38,9 @@ export interface IndexWrite {
 const FILE_VALUES = `path, item_type, item_id, space, space_rank, extension, size, mtime_ns,
   ctime_ns, ino, racy, sha256, version, title, description, category, problem`;
 const INSERT = `INSERT INTO files (${FILE_VALUES}) VALUES (${Array(17).fill('?').join(', ')})`;
-// Only when another connection wrote since the mirror was read: an UPSERT
-// with RETURNING costs several times a plain INSERT.
+// A plain INSERT that yields to an existing row: an UPSERT with RETURNING
+// costs several times more, and is needed only when the row exists after all.
+const INSERT_NEW = `${INSERT} ON CONFLICT (path) DO NOTHING`;
 const UPSERT = `${INSERT}
 ON CONFLICT (path) DO UPDATE SET size = excluded.size, mtime_ns = excluded.mtime_ns,
   ctime_ns = excluded.ctime_ns, ino = excluded.ino, racy = excluded.racy,
@@ -195,21 +196,7 @@ function writeChange(handle: CatalogDb, change: Change, foreign: boolean): Index
       record.problem,
     ];
     sha256 = record.sha256;
-    const { row } = change;
-    if (!foreign && row === undefined) {
-      // A path new to this index: no row, no FTS row to replace (known only
-      // while no other connection wrote since the mirror was read).
-      id = Number(statement(handle, INSERT).run(...values).lastInsertRowid);
-    } else {
-      const updated =
-        !foreign &&
-        row !== undefined &&
-        statement(handle, UPDATE_CONTENT).run(...values.slice(6), row.id, file.path).changes === 1;
-      id = updated
-        ? (row as IndexedStat).id
-        : (statement(handle, UPSERT).get(...values) as { id: number }).id;
-      statement(handle, DELETE_FTS).run(id);
-    }
+    id = writeContentRow(handle, values, change.row, foreign);
     statement(handle, INSERT_FTS).run(
       id,
       file.itemId,
@@ -228,4 +215,33 @@ function writeChange(handle: CatalogDb, change: Change, foreign: boolean): Index
     racy: change.racy,
     sha256,
   };
+}
+
+/**
+ * The `files` row of a content change, and its id; the FTS row is the
+ * caller's. The row as planned (none for a new path) is the row now unless
+ * another connection wrote, or another search of this process got there
+ * first: each fast path checks it changed exactly one row, else the UPSERT
+ * decides (and the old FTS row, if any, is dropped).
+ */
+function writeContentRow(
+  handle: CatalogDb,
+  values: readonly unknown[],
+  row: IndexedStat | undefined,
+  foreign: boolean,
+): number {
+  if (!foreign && row === undefined) {
+    const inserted = statement(handle, INSERT_NEW).run(...values);
+    // A path new to this index has no FTS row to replace.
+    if (inserted.changes === 1) return Number(inserted.lastInsertRowid);
+  }
+  const updated =
+    !foreign &&
+    row !== undefined &&
+    statement(handle, UPDATE_CONTENT).run(...values.slice(6), row.id, values[0]).changes === 1;
+  const id = updated
+    ? (row as IndexedStat).id
+    : (statement(handle, UPSERT).get(...values) as { id: number }).id;
+  statement(handle, DELETE_FTS).run(id);
+  return id;
 }

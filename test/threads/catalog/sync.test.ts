@@ -221,6 +221,16 @@ describe('searchItems(): every served row is checked against its file', () => {
     expect(await served(p, 'walrus')).toEqual([]);
   });
 
+  it('concurrent searches of one process build and refresh the same index without a conflict', async () => {
+    const p = await makeCatalogProject();
+    for (let i = 0; i < 5; i += 1) p.knowledge(`notes/n${i}`, { body: `ibis note ${i}` });
+    const runs = await Promise.all([1, 2, 3, 4].map(() => served(p, 'ibis')));
+    for (const results of runs) expect(results).toHaveLength(5);
+    p.knowledge('notes/n5', { body: 'ibis late' });
+    const again = await Promise.all([1, 2, 3].map(() => served(p, 'ibis')));
+    for (const results of again) expect(results).toHaveLength(6);
+  });
+
   it('refuses an unknown recheck mode before any work', async () => {
     const p = await makeCatalogProject();
     const error = await searchItems({
