@@ -1,6 +1,7 @@
 // Issue 14 foundation benchmarks: hash-chained transcript appends (no fsync),
-// verify + rebuild of a 50,000-event transcript, and ledger reserve → issue →
-// settle cycles for 8 concurrent children on the memory and SQLite stores.
+// verify (the last seal; every seal for the audit figure) + rebuild of a
+// 50,000-event transcript, and ledger reserve → issue → settle cycles for 8
+// concurrent children on the memory and SQLite stores.
 import {
   closeSync,
   existsSync,
@@ -228,23 +229,36 @@ async function benchResume(dir, signer, trust) {
     }
   }
   t.writer.close();
-  // Resume steps 4 and 6: verify every link and checkpoint, resolve artifacts, rebuild.
-  const resume = async () => {
+  // Resume steps 4 and 6: verify every link and the seal, resolve artifacts, rebuild.
+  const resume = async (checkpoints) => {
     const split = splitLines(readTranscriptBytes(t.path));
-    const verified = await verifyTranscriptAsync(split, { thread: t.thread, trust });
+    const verified = await verifyTranscriptAsync(split, { thread: t.thread, trust, checkpoints });
     return rebuildThread(resolveArtifacts(verified.events, t.artifactsDir));
   };
-  const rebuilt = await resume(); // warm-up
+  const rebuilt = await resume('last'); // warm-up
   const times = [];
+  const cpu = [];
   for (let i = 0; i < 7; i += 1) {
     const start = performance.now();
-    await resume();
+    const before = process.cpuUsage();
+    await resume('last');
+    const used = process.cpuUsage(before);
     times.push(performance.now() - start);
+    cpu.push((used.user + used.system) / 1000);
+  }
+  const audit = [];
+  for (let i = 0; i < 3; i += 1) {
+    const start = performance.now();
+    await resume('all');
+    audit.push(performance.now() - start);
   }
   report('transcript.resume_ms', median(times), 'ms', {
     events: written,
     events_per_checkpoint: TURN_EVENTS,
     checkpoints: Math.floor(written / TURN_EVENTS),
+    signatures_checked: 1,
+    cpu_ms: Number(median(cpu).toFixed(1)),
+    audit_ms: Number(median(audit).toFixed(1)),
     ed25519_verify_us: Number(ed25519VerifyMicros(signer, trust).toFixed(1)),
     messages: rebuilt.messages.length,
     load_avg: Number(loadavg()[0]?.toFixed(2)),

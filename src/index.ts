@@ -214,3 +214,6 @@ export type {
   McpToolDefinition,
   RyeMcpServer,
 } from './mcp/index.js';
+// Search freshness modes and transcript checkpoint modes (perf: search and resume goals).
+export type { Recheck } from './threads/catalog/index.js';
+export type { CheckpointMode, VerifyTranscriptOptions } from './threads/transcript/index.js';

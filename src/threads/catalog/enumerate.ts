@@ -8,7 +8,9 @@ import {
   isReservedId,
   problemWith,
   typeRoot,
+  type ItemType,
   type ResolvedItem,
+  type SpaceName,
   type Spaces,
 } from '../../items/index.js';
 
@@ -20,6 +22,12 @@ export interface ItemFile extends ResolvedItem {
   /** Changed by every write and by `touch -d`; a user cannot set it. */
   readonly ctimeNs: bigint;
   readonly ino: bigint;
+}
+
+/** One folder's item files (stat'ed) and the subfolders that may hold more. */
+export interface ItemDirListing {
+  readonly files: ItemFile[];
+  readonly subdirs: readonly { readonly path: string; readonly prefix: string }[];
 }
 
 /**
@@ -38,46 +46,64 @@ export function enumerateItemFiles(spaces: Spaces): ItemFile[] {
   const out: ItemFile[] = [];
   for (const space of SPACE_NAMES) {
     for (const itemType of ITEM_TYPES) {
-      const root = typeRoot(spaces, space, itemType);
-      const extensions = ITEM_EXTENSIONS[itemType];
-      const pending: [string, string][] = [[root, '']];
+      const pending = [{ path: typeRoot(spaces, space, itemType), prefix: '' }];
       for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
-        const [dir, prefix] = next;
-        // A folder whose name is not an id segment holds no valid id: skip it whole.
-        if (prefix !== '' && !isValidId(`${prefix}x`)) continue;
-        for (const entry of listDir(dir)) {
-          const path = `${dir}${sep}${entry.name}`;
-          if (entry.isDirectory()) {
-            if (!LIST_EXCLUDED_DIRS.has(entry.name) && !entry.name.startsWith('.'))
-              pending.push([path, `${prefix}${entry.name}/`]);
-            continue;
-          }
-          if (!entry.isFile()) continue;
-          const dot = entry.name.lastIndexOf('.');
-          const extension = dot > 0 ? entry.name.slice(dot) : '';
-          if (!extensions.includes(extension)) continue;
-          const itemId = prefix + entry.name.slice(0, dot);
-          if (space !== 'system' && isReservedId(itemId)) continue;
-          if (!isValidId(itemId)) continue;
-          const info = statOf(path);
-          // Gone since the listing, or replaced by something that is not a file.
-          if (info === undefined || !info.isFile()) continue;
-          out.push({
-            itemType,
-            itemId,
-            space,
-            path,
-            extension,
-            size: Number(info.size),
-            mtimeNs: info.mtimeNs,
-            ctimeNs: info.ctimeNs,
-            ino: info.ino,
-          });
-        }
+        const listing = readItemDir(next.path, next.prefix, space, itemType);
+        for (const file of listing.files) out.push(file);
+        for (const sub of listing.subdirs) pending.push(sub);
       }
     }
   }
   return out;
+}
+
+/**
+ * One folder of a type root, by {@link enumerateItemFiles}'s rules: its item
+ * files, each `lstat`ed, and its subfolders to walk (`prefix` is the id
+ * prefix of the folder, `''` at the type root). A folder whose name cannot be
+ * part of an id, or that is missing or unreadable, lists nothing.
+ */
+export function readItemDir(
+  dir: string,
+  prefix: string,
+  space: SpaceName,
+  itemType: ItemType,
+): ItemDirListing {
+  const files: ItemFile[] = [];
+  const subdirs: { path: string; prefix: string }[] = [];
+  // A folder whose name is not an id segment holds no valid id: skip it whole.
+  if (prefix !== '' && !isValidId(`${prefix}x`)) return { files, subdirs };
+  const extensions = ITEM_EXTENSIONS[itemType];
+  for (const entry of listDir(dir)) {
+    const path = `${dir}${sep}${entry.name}`;
+    if (entry.isDirectory()) {
+      if (!LIST_EXCLUDED_DIRS.has(entry.name) && !entry.name.startsWith('.'))
+        subdirs.push({ path, prefix: `${prefix}${entry.name}/` });
+      continue;
+    }
+    if (!entry.isFile()) continue;
+    const dot = entry.name.lastIndexOf('.');
+    const extension = dot > 0 ? entry.name.slice(dot) : '';
+    if (!extensions.includes(extension)) continue;
+    const itemId = prefix + entry.name.slice(0, dot);
+    if (space !== 'system' && isReservedId(itemId)) continue;
+    if (!isValidId(itemId)) continue;
+    const info = statOf(path);
+    // Gone since the listing, or replaced by something that is not a file.
+    if (info === undefined || !info.isFile()) continue;
+    files.push({
+      itemType,
+      itemId,
+      space,
+      path,
+      extension,
+      size: Number(info.size),
+      mtimeNs: info.mtimeNs,
+      ctimeNs: info.ctimeNs,
+      ino: info.ino,
+    });
+  }
+  return { files, subdirs };
 }
 
 /** Ids already found valid: the same thousands of ids are checked on every search. */

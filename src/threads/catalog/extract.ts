@@ -1,14 +1,18 @@
+import { closeSync, constants, fstatSync, openSync } from 'node:fs';
 import { isRyeError, type ErrorCode } from '../../errors/index.js';
 import { bodyWithoutSignature, sha256Hex } from '../../integrity/index.js';
 import { itemCategory, itemName } from '../../items/index.js';
-import { decodeText, readFileCappedSync } from '../../platform/index.js';
+import { MAX_ITEM_BYTES, decodeText, readOpenFileSync } from '../../platform/index.js';
 import type { ItemFile } from './enumerate.js';
 import { METADATA_READERS, type ItemSummary } from './metadata-readers.js';
 
 /** Most body characters indexed per item: enough for any text a human reviews. */
 export const MAX_INDEXED_BODY = 256 * 1024;
 
-/** One file's bytes as read, or why it could not be read (FILE_UNREADABLE, FILE_TOO_LARGE). */
+/**
+ * One file's bytes as read, or why they could not be read (FILE_UNREADABLE,
+ * FILE_TOO_LARGE, INTEGRITY_SYMLINK_ESCAPE).
+ */
 export type ItemBytes =
   | { readonly bytes: Buffer; readonly sha256: string }
   | { readonly bytes: null; readonly sha256: null; readonly code: ErrorCode };
@@ -27,15 +31,38 @@ export interface IndexRecord {
   readonly problem: ErrorCode | null;
 }
 
-/** Read a file once (size-capped) and hash its bytes. */
+/**
+ * Read a file once (size-capped), never through a symbolic link (O_NOFOLLOW:
+ * a file swapped for a link after it was listed is not read, so no text from
+ * outside the spaces reaches the index), and hash its bytes.
+ */
 export function readItemBytes(path: string): ItemBytes {
+  let fd: number;
   try {
-    const bytes = readFileCappedSync(path);
-    return { bytes, sha256: sha256Hex(bytes) };
+    // O_NOFOLLOW is absent on Windows (0): there listing's lstat stands alone.
+    fd = openSync(
+      path,
+      constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0),
+    );
   } catch (error) {
-    if (!isRyeError(error)) throw error;
-    return { bytes: null, sha256: null, code: error.code };
+    const code = (error as NodeJS.ErrnoException).code;
+    return failed(code === 'ELOOP' ? 'INTEGRITY_SYMLINK_ESCAPE' : 'FILE_UNREADABLE');
   }
+  try {
+    const info = fstatSync(fd);
+    if (!info.isFile()) return failed('FILE_UNREADABLE');
+    if (info.size > MAX_ITEM_BYTES) return failed('FILE_TOO_LARGE');
+    const bytes = readOpenFileSync(fd, info.size);
+    return { bytes, sha256: sha256Hex(bytes) };
+  } catch {
+    return failed('FILE_UNREADABLE');
+  } finally {
+    closeSync(fd);
+  }
+}
+
+function failed(code: ErrorCode): ItemBytes {
+  return { bytes: null, sha256: null, code };
 }
 
 /**

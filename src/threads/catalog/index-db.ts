@@ -2,10 +2,11 @@ import type Database from 'better-sqlite3';
 import { chmodSync, mkdirSync, rmSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { RyeError, isRyeError } from '../../errors/index.js';
+import type { ItemType, SpaceName } from '../../items/index.js';
 import { messageOf, openSqlite } from '../../platform/index.js';
 
 /** Bumped whenever the tables change: an index of another version is rebuilt from scratch. */
-const SCHEMA_VERSION = 1;
+const SCHEMA_VERSION = 2;
 
 /**
  * bm25 weights per FTS column, in column order (item_id, title, description,
@@ -47,6 +48,18 @@ CREATE VIRTUAL TABLE fts USING fts5(
   tokenize = 'porter unicode61 remove_diacritics 2'
 );
 INSERT INTO fts (fts, rank) VALUES ('rank', 'bm25(${BM25_WEIGHTS.join(', ')})');
+CREATE TABLE dirs (
+  path TEXT PRIMARY KEY,
+  parent TEXT,
+  space TEXT NOT NULL,
+  item_type TEXT NOT NULL,
+  prefix TEXT NOT NULL,
+  mtime_ns TEXT NOT NULL,
+  ctime_ns TEXT NOT NULL,
+  ino TEXT NOT NULL,
+  racy INTEGER NOT NULL
+) WITHOUT ROWID;
+CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
 `;
 
 /** The stat fields and hash a file's row was indexed with. */
@@ -61,12 +74,36 @@ export interface IndexedStat {
   readonly sha256: string | null;
 }
 
+/**
+ * A walked folder: the stat it was listed under. While the folder's stat is
+ * the same, its entries are (a create, delete or rename in a folder moves its
+ * mtime and ctime), so the walk uses the subfolders and files recorded for it.
+ */
+export interface DirRow {
+  readonly path: string;
+  /** The folder it was found in; null for a type root. */
+  readonly parent: string | null;
+  readonly space: SpaceName;
+  readonly itemType: ItemType;
+  /** The id prefix of its files (`''` at the type root, else ending in `/`). */
+  readonly prefix: string;
+  readonly mtimeNs: bigint;
+  readonly ctimeNs: bigint;
+  readonly ino: bigint;
+  /** Listed while its timestamps were too recent to trust: listed again by the next walk. */
+  readonly racy: boolean;
+}
+
 /** One open index: the connection and this process's mirror of its stat rows. */
 export interface CatalogDb {
   readonly path: string;
   readonly db: Database.Database;
-  /** path → stat row, valid while `dataVersion` matches the connection's. */
+  /** path → stat row, valid while `dataVersion` matches the connection's; loaded when needed. */
   rows: Map<string, IndexedStat> | null;
+  /** path → folder row, valid while `dataVersion` matches. */
+  dirs: Map<string, DirRow> | null;
+  /** When a walk last stat'ed every file (ns since the epoch), 0n for never. */
+  sweptNs: bigint;
   dataVersion: number;
   /** Prepared statements by SQL text. */
   readonly statements: Map<string, Database.Statement>;
@@ -97,7 +134,15 @@ export function openCatalogDb(path: string): CatalogDb {
       throw indexFailure(path, again);
     }
   }
-  const handle: CatalogDb = { path, db, rows: null, dataVersion: -1, statements: new Map() };
+  const handle: CatalogDb = {
+    path,
+    db,
+    rows: null,
+    dirs: null,
+    sweptNs: 0n,
+    dataVersion: -1,
+    statements: new Map(),
+  };
   open.set(path, handle);
   return handle;
 }
@@ -142,7 +187,9 @@ function connect(path: string): Database.Database {
       db.transaction(() => {
         // Asked again under the write lock: another process may have just created it.
         if (version() === SCHEMA_VERSION) return;
-        db.exec('DROP TABLE IF EXISTS fts; DROP TABLE IF EXISTS files;');
+        db.exec(
+          'DROP TABLE IF EXISTS fts; DROP TABLE IF EXISTS files; DROP TABLE IF EXISTS dirs; DROP TABLE IF EXISTS meta;',
+        );
         db.exec(SCHEMA);
         db.pragma(`user_version = ${SCHEMA_VERSION}`);
       }).immediate();

@@ -23,7 +23,8 @@ export interface ListOptions extends CatalogScope {
 export async function listItems(options: ListOptions): Promise<ListedItem[]> {
   const visible = options.visible ?? (() => true);
   const filter = parseFilter(options.item_type, options.space, visible, 'list items');
-  const catalog = await openCatalog(options);
+  // A listing serves every row: every file is checked, as before any search.
+  const catalog = await openCatalog(options, 'all');
   const { handle } = catalog;
   const rows = withIndex(handle, () =>
     (

@@ -10,6 +10,7 @@ import {
   type ToolMetadata,
   type ValidationIssue,
 } from '../../items/index.js';
+import { readSimpleKnowledgeMetadata } from './front-matter.js';
 
 /** Longest title, description or category shown in a result (characters). */
 const MAX_TITLE = 256;
@@ -63,7 +64,9 @@ export const METADATA_READERS: Readonly<Record<ItemType, MetadataReader>> = {
     return meta.kind === 'tool' ? readTool(meta, itemId) : wrongKind(meta, source);
   },
   knowledge: async (body, extension, source, itemId) => {
-    const meta = await extractMetadata('knowledge', extension, body, source);
+    const meta =
+      readSimpleKnowledgeMetadata(body, extension) ??
+      (await extractMetadata('knowledge', extension, body, source));
     return meta.kind === 'knowledge' ? readKnowledge(meta, itemId) : wrongKind(meta, source);
   },
 };

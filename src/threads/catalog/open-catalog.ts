@@ -1,9 +1,9 @@
 import type { TrustSet } from '../../integrity/index.js';
 import { loadSpaceTrust, resolveSpaces, type Spaces } from '../../items/index.js';
-import { enumerateItemFiles } from './enumerate.js';
 import { openCatalogDb, type CatalogDb } from './index-db.js';
 import { searchIndexPath } from './index-path.js';
-import { refreshIndex, type RefreshStats } from './refresh.js';
+import type { RefreshStats } from './refresh.js';
+import { syncIndex, type Recheck } from './sync.js';
 import { trustDigest } from './trust-digest.js';
 import type { CatalogScope } from './types.js';
 
@@ -36,20 +36,24 @@ export async function trustOf(
 }
 
 /**
- * Open the scope's index and bring it up to date with the files on disk
- * (every file stat'ed, changes re-read in one transaction), loading the trust
- * stores meanwhile.
+ * Open the scope's index and bring it up to date with the folders on disk
+ * (and every file, as `recheck` says: see {@link Recheck}), changes re-read
+ * in one transaction, loading the trust stores meanwhile. Rows about to be
+ * served are the caller's to check (`refreshServed`).
  *
  * @throws RyeError SEARCH_INDEX_FAILED, TRUST_* / FILE_* from loading the trust stores
  */
-export async function openCatalog(scope: CatalogScope): Promise<Catalog> {
+export async function openCatalog(
+  scope: CatalogScope,
+  recheck: Recheck = 'auto',
+): Promise<Catalog> {
   const spaces = spacesOf(scope);
   // Trust files are read on the thread pool while the walk below runs.
   const trusted = trustOf(scope, spaces);
   // A failure here must not leave the trust load's rejection unhandled.
   trusted.catch(() => undefined);
   const handle = openCatalogDb(searchIndexPath(spaces, scope.env ?? process.env));
-  const refresh = await refreshIndex(handle, enumerateItemFiles(spaces));
+  const refresh = await syncIndex(handle, spaces, recheck);
   const { trust, digest } = await trusted;
   return { spaces, handle, trust, digest, refresh };
 }

@@ -2,8 +2,9 @@ import { RyeError } from '../../errors/index.js';
 import type { ItemType } from '../../items/index.js';
 import { fileRows, parseFilter, refusalCode, type ItemFilter } from './catalog-rows.js';
 import { statement, withIndex, type CatalogDb } from './index-db.js';
-import { openCatalog } from './open-catalog.js';
+import { openCatalog, type Catalog } from './open-catalog.js';
 import { parseSearchQuery } from './query.js';
+import { refreshServed, syncIndex, type Recheck } from './sync.js';
 import type { CatalogScope, SearchResult, Visible } from './types.js';
 import { verdictsOf } from './verdicts.js';
 
@@ -20,29 +21,39 @@ export interface SearchOptions extends CatalogScope {
   readonly limit?: number;
   /** The authority filter: rejected items are skipped, never reported nor counted. */
   readonly visible: Visible;
+  /**
+   * How much of the disk is checked first (docs/search.md, "Freshness"):
+   * `auto` (default), `all` (every file: exact recall at any size), or
+   * `served` (folders and the rows returned only). Served rows are always checked.
+   */
+  readonly recheck?: Recheck;
 }
 
 /**
  * Search the items of the three spaces, best match first. The query is
  * checked before anything else (SEARCH_QUERY_TOO_LONG costs no I/O); then the
- * index is refreshed from the files on disk, so an edited item is never
- * served stale. Ranking is FTS5 bm25 with the id and title weighted above the
+ * index is brought up to date with the folders on disk (adds, removes,
+ * renames; every file too when `recheck` says so), and every row about to be
+ * returned is checked against its file: one that changed is re-read and the
+ * query runs again, so an edited item is never served stale. Ranking is FTS5 bm25 with the id and title weighted above the
  * body (see BM25_WEIGHTS). Items `visible` rejects are skipped before they
  * count toward `limit`, and nothing of them (snippet, score, count) is
  * returned. Each result carries its verdict, computed with the real
  * verification and cached by (content, trust digest).
  *
  * @throws RyeError SEARCH_QUERY_TOO_LONG, ITEM_TYPE_INVALID, SPACE_INVALID,
- *   USAGE_INVALID_ARGUMENT (limit outside 1..100, no `visible`), SEARCH_INDEX_FAILED
+ *   USAGE_INVALID_ARGUMENT (limit outside 1..100, an unknown `recheck`, no `visible`),
+ *   SEARCH_INDEX_FAILED
  */
 export async function searchItems(options: SearchOptions): Promise<SearchResult[]> {
   const query = parseSearchQuery(options.query);
   const filter = parseFilter(options.item_type, options.space, options.visible, 'search');
   const limit = parseLimit(options.limit);
+  const recheck = parseRecheck(options.recheck);
   if (query.matchesNothing) return [];
-  const catalog = await openCatalog(options);
+  const catalog = await openCatalog(options, recheck);
   const { handle } = catalog;
-  const picked = pick(handle, query.match, filter, limit, options.visible);
+  const picked = await pickFresh(catalog, query.match, filter, limit, options.visible);
   const rows = fileRows(
     handle,
     picked.map((p) => p.id),
@@ -67,6 +78,49 @@ export async function searchItems(options: SearchOptions): Promise<SearchResult[
       snippet: query.match === null ? '' : snippetOf(handle, query.match, row.id),
     };
   });
+}
+
+/** Rounds of "check the rows picked, re-index what changed, pick again" before a full check. */
+const MAX_SERVED_ROUNDS = 4;
+
+/**
+ * The rows to serve, each checked against its file in this call: rows picked
+ * and not yet checked are `lstat`ed (`refreshServed`); when one changed, the
+ * query runs again, since its rank or match may have moved. After
+ * MAX_SERVED_ROUNDS rounds of changes (files changing under the search),
+ * every file is checked and the query runs once more.
+ */
+async function pickFresh(
+  { handle, spaces }: Catalog,
+  match: string | null,
+  filter: ItemFilter,
+  limit: number,
+  visible: Visible,
+): Promise<Picked[]> {
+  const checked = new Set<number>();
+  for (let round = 0; round < MAX_SERVED_ROUNDS; round += 1) {
+    const picked = pick(handle, match, filter, limit, visible);
+    const unchecked = picked.map((p) => p.id).filter((id) => !checked.has(id));
+    if (unchecked.length === 0) return picked;
+    const changed = await refreshServed(handle, unchecked);
+    for (const id of unchecked) checked.add(id);
+    if (changed === 0) return picked;
+  }
+  await syncIndex(handle, spaces, 'all');
+  return pick(handle, match, filter, limit, visible);
+}
+
+/** @throws RyeError USAGE_INVALID_ARGUMENT */
+function parseRecheck(recheck: string | undefined): Recheck {
+  if (recheck === undefined || recheck === 'auto' || recheck === 'all' || recheck === 'served')
+    return recheck ?? 'auto';
+  throw new RyeError(
+    'USAGE_INVALID_ARGUMENT',
+    'Cannot search: recheck must be auto, all or served',
+    {
+      recheck: String(recheck).slice(0, 40),
+    },
+  );
 }
 
 /** @throws RyeError USAGE_INVALID_ARGUMENT */

@@ -138,7 +138,10 @@ export function readArtifactBytes(dir: string, hex: string, size: number, seq: n
 export function resolveArtifacts(events: readonly StoredEvent[], dir: string): StoredEvent[] {
   return events.map((event) => {
     let payload: Record<string, unknown> | undefined;
-    for (const [key, value] of Object.entries(event.payload)) {
+    // for…in, not Object.entries: no pair arrays for the thousands of events without a reference.
+    for (const key in event.payload) {
+      if (!Object.hasOwn(event.payload, key)) continue;
+      const value = event.payload[key];
       if (!looksLikeArtifactRef(value)) continue;
       const hex = artifactDigest(value);
       if (hex === undefined)

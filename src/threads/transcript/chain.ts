@@ -26,7 +26,20 @@ export interface VerifyTranscriptOptions {
   readonly trust: TrustSet;
   /** Refuse events after the last checkpoint (a finished thread ends sealed). */
   readonly requireSealed?: boolean;
+  /**
+   * Which checkpoint signatures to verify with Ed25519. `last` (the default,
+   * for resume): only the last checkpoint's, which signs a head that commits to
+   * every earlier line, earlier checkpoints included; when it fails, every
+   * earlier one is checked too, to name the first bad one. `all` (an offline
+   * audit): every checkpoint's, so a checkpoint whose own signature is bad is
+   * refused even under a later good one (docs/transcripts-and-budgets.md).
+   * Either way every checkpoint's form, seal and key trust are checked.
+   */
+  readonly checkpoints?: CheckpointMode;
 }
+
+/** How many checkpoint signatures {@link verifyTranscript} verifies. */
+export type CheckpointMode = 'last' | 'all';
 
 interface Walk {
   readonly verified: VerifiedTranscript;
@@ -43,8 +56,10 @@ const ISO_TS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
  * Verify a transcript: each line at most 512 KiB (checked before it is
  * parsed), a well-formed v1 envelope of this thread with `seq` equal to its
  * line index, `prev` the SHA-256 of the previous line's bytes (null at seq 0,
- * which is `thread_created`), and every checkpoint sealing the line before it
- * with a trusted Ed25519 signature. Pure over the bytes and the trust set.
+ * which is `thread_created`), every checkpoint sealing the line before it
+ * under a trusted key, and the Ed25519 signature of the last checkpoint (of
+ * every checkpoint with `checkpoints: 'all'`). Pure over the bytes and the
+ * trust set.
  *
  * @throws RyeError TRANSCRIPT_TAMPERED at the first violation, naming its seq
  *   (and 1-based line) and the reason.
@@ -54,9 +69,14 @@ export function verifyTranscript(
   options: VerifyTranscriptOptions,
 ): VerifiedTranscript {
   const walk = walkChain(split, options);
-  for (const pending of walk.signatures) {
-    if (!verifyBytes(pending.key, pending.message, pending.signature))
-      throw badSignature(pending.seq);
+  const { signatures } = walk;
+  const last = signatures[signatures.length - 1];
+  const all = checksAll(options);
+  if (all || (last !== undefined && !verifyBytes(last.key, last.message, last.signature))) {
+    for (const pending of signatures) {
+      if (!verifyBytes(pending.key, pending.message, pending.signature))
+        throw badSignature(pending.seq);
+    }
   }
   if (walk.error !== null) throw walk.error;
   return walk.verified;
@@ -64,21 +84,34 @@ export function verifyTranscript(
 
 /**
  * {@link verifyTranscript} with the checkpoint signatures verified on libuv's
- * thread pool, all at once: the same checks and the same first error, faster
- * on a transcript with thousands of turns.
+ * thread pool (all at once in `all` mode): the same checks and the same first
+ * error, faster on a transcript with thousands of turns.
  */
 export async function verifyTranscriptAsync(
   split: TranscriptLines,
   options: VerifyTranscriptOptions,
 ): Promise<VerifiedTranscript> {
   const walk = walkChain(split, options);
-  const results = await Promise.all(
-    walk.signatures.map((p) => verifyBytesAsync(p.key, p.message, p.signature)),
-  );
-  const bad = results.indexOf(false);
-  if (bad >= 0) throw badSignature(walk.signatures[bad]?.seq ?? -1);
+  const { signatures } = walk;
+  const last = signatures[signatures.length - 1];
+  const all = checksAll(options);
+  if (
+    all ||
+    (last !== undefined && !(await verifyBytesAsync(last.key, last.message, last.signature)))
+  ) {
+    const results = await Promise.all(
+      signatures.map((p) => verifyBytesAsync(p.key, p.message, p.signature)),
+    );
+    const bad = results.indexOf(false);
+    if (bad >= 0) throw badSignature(signatures[bad]?.seq ?? -1);
+  }
   if (walk.error !== null) throw walk.error;
   return walk.verified;
+}
+
+/** Every signature unless the caller asked for `last` (or nothing): a value we do not know checks more, not less. */
+function checksAll(options: VerifyTranscriptOptions): boolean {
+  return options.checkpoints !== undefined && options.checkpoints !== 'last';
 }
 
 /**

@@ -42,7 +42,7 @@ export type { TranscriptHead, TranscriptWriterOptions } from './writer.js';
 export { MAX_TRANSCRIPT_BYTES, readTranscriptBytes, splitLines } from './reader.js';
 export type { TranscriptLines } from './reader.js';
 export { verifyTranscript, verifyTranscriptAsync } from './chain.js';
-export type { VerifiedTranscript, VerifyTranscriptOptions } from './chain.js';
+export type { CheckpointMode, VerifiedTranscript, VerifyTranscriptOptions } from './chain.js';
 export { danglingCalls, planRepair, repairTranscript } from './repair.js';
 export type { RepairOptions, RepairPlan } from './repair.js';
 export { rebuildThread, resultContent } from './rebuild.js';

@@ -234,3 +234,130 @@ describe('verifyTranscript()', () => {
     }
   });
 });
+
+describe('checkpoint modes: the last signature (resume) or every signature (audit)', () => {
+  const modes = ['last', 'all'] as const;
+  const verifyIn = (
+    path: string,
+    thread: string,
+    checkpoints: (typeof modes)[number],
+  ): ReturnType<typeof verifyTranscript> =>
+    verifyTranscript(splitLines(readFileSync(path)), { thread, trust: user.trust, checkpoints });
+
+  /** Turn 1 sealed at seq 6; turn 2, then a checkpoint at seq 12 whose signature is flipped; turn 3 sealed at 18 by the key holder. */
+  function badSealCovered(): ReturnType<typeof newTranscript> {
+    const t = newTranscript();
+    writeTurn(t.writer, ['c1', 'c2']);
+    t.writer.checkpoint(user.signer);
+    writeTurn(t.writer, ['c3', 'c4']);
+    t.writer.close();
+    const ls = lines(t.path);
+    const head = sha256Hex(ls[ls.length - 1] ?? '');
+    const seq = ls.length;
+    const good = signCheckpoint(user.signer, t.thread, seq - 1, head);
+    const flipped = { ...good, sig: `${good.sig[0] === 'A' ? 'B' : 'A'}${good.sig.slice(1)}` };
+    const line = `{"v":1,"seq":${seq},"ts":"2026-01-01T00:00:01.000Z","thread":"${t.thread}","type":"checkpoint","prev":"${head}","payload":${JSON.stringify(flipped)}}`;
+    appendFileSync(t.path, `${line}\n`);
+    // A writer holding the key goes on from there and seals over it.
+    const writer = TranscriptWriter.open({
+      path: t.path,
+      artifactsDir: t.artifacts,
+      thread: t.thread,
+      clock: t.clock,
+      head: { seq, hash: sha256Hex(line) },
+    });
+    writeTurn(writer, ['c5', 'c6']);
+    writer.checkpoint(user.signer);
+    writer.close();
+    return t;
+  }
+
+  it('both modes accept an untouched transcript with the same result', async () => {
+    const t = sealedTranscript();
+    const split = (): ReturnType<typeof splitLines> => splitLines(readFileSync(t.path));
+    const last = verifyIn(t.path, t.thread, 'last');
+    expect(verifyIn(t.path, t.thread, 'all')).toEqual(last);
+    expect(verifyFile(t.path, t.thread)).toEqual(last);
+    for (const checkpoints of modes)
+      expect(
+        await verifyTranscriptAsync(split(), { thread: t.thread, trust: user.trust, checkpoints }),
+      ).toEqual(last);
+  });
+
+  it('a bad checkpoint signature sealed over by the key holder: accepted on resume, refused by an audit', async () => {
+    const t = badSealCovered();
+    const split = (): ReturnType<typeof splitLines> => splitLines(readFileSync(t.path));
+    // The seal at seq 18 commits to every byte before it, seq 12 included: the key holder wrote it.
+    expect(verifyIn(t.path, t.thread, 'last').lastCheckpointSeq).toBe(18);
+    const audit = expectRyeError(() => verifyIn(t.path, t.thread, 'all'), 'TRANSCRIPT_TAMPERED');
+    expect(audit.details['seq']).toBe(12);
+    expect(audit.message).toContain('bad checkpoint');
+    expect(
+      (await verifyTranscriptAsync(split(), { thread: t.thread, trust: user.trust }))
+        .lastCheckpointSeq,
+    ).toBe(18);
+    const asyncAudit = await expectRyeErrorAsync(
+      () =>
+        verifyTranscriptAsync(split(), { thread: t.thread, trust: user.trust, checkpoints: 'all' }),
+      'TRANSCRIPT_TAMPERED',
+    );
+    expect(asyncAudit.details['seq']).toBe(12);
+    // A mode this version does not know checks more, not less.
+    expectRyeError(
+      () =>
+        verifyTranscript(split(), {
+          thread: t.thread,
+          trust: user.trust,
+          checkpoints: 'some' as 'all',
+        }),
+      'TRANSCRIPT_TAMPERED',
+    );
+  });
+
+  it('without the key, a rewrite is refused in both modes at the first checkpoint after it', async () => {
+    const t = sealedTranscript();
+    const edited = lines(t.path);
+    edited[8] = (edited[8] ?? '').replace('"c3"', '"cX"');
+    for (let i = 9; i < edited.length; i += 1) {
+      const event = JSON.parse(edited[i] ?? '') as {
+        type: string;
+        prev: string;
+        payload: Record<string, unknown>;
+      };
+      event.prev = sha256Hex(edited[i - 1] ?? '');
+      if (event.type === 'checkpoint') event.payload['head'] = event.prev;
+      edited[i] = JSON.stringify(event);
+    }
+    writeFileSync(t.path, `${edited.join('\n')}\n`);
+    const split = (): ReturnType<typeof splitLines> => splitLines(readFileSync(t.path));
+    for (const checkpoints of modes) {
+      const error = expectRyeError(
+        () => verifyIn(t.path, t.thread, checkpoints),
+        'TRANSCRIPT_TAMPERED',
+      );
+      expect(error.details['seq']).toBe(12);
+      const viaPool = await expectRyeErrorAsync(
+        () => verifyTranscriptAsync(split(), { thread: t.thread, trust: user.trust, checkpoints }),
+        'TRANSCRIPT_TAMPERED',
+      );
+      expect(viaPool.details['seq']).toBe(12);
+    }
+  });
+
+  it('an earlier checkpoint by a key that is not trusted is refused in both modes', () => {
+    const t = newTranscript();
+    writeTurn(t.writer, ['c1']);
+    t.writer.checkpoint(stranger.signer);
+    writeTurn(t.writer, ['c2']);
+    t.writer.checkpoint(user.signer);
+    t.writer.close();
+    for (const checkpoints of modes) {
+      const error = expectRyeError(
+        () => verifyIn(t.path, t.thread, checkpoints),
+        'TRANSCRIPT_TAMPERED',
+      );
+      expect(error.details['seq']).toBe(4);
+      expect(error.message).toContain('not trusted');
+    }
+  });
+});
