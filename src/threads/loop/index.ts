@@ -1,0 +1,10 @@
+export { MAX_CONSECUTIVE_DENIALS, TOOL_CONCURRENCY, runThread } from './run-thread.js';
+export type { RunThreadInput } from './run-thread.js';
+export type { ThreadResult } from './thread-result.js';
+export { publicCost } from './thread-result.js';
+export { limitBeforeCall, limitError } from './limits-check.js';
+export type { LimitHit } from './limits-check.js';
+export { MAX_RESULT_CHARS, resultText } from './result-text.js';
+export { OPERATION_TOOLS, RETURN_TOOL, dispatchCall, requiredCapOf } from './dispatch.js';
+export type { CallOutcome, DispatchContext, ToolCall } from './dispatch.js';
+export { mapInWindow } from './window.js';

@@ -1,0 +1,24 @@
+import { redactTokens } from '../capabilities/index.js';
+
+/** The most of one tool result the model sees (THREADS.md §9 "size"). */
+export const MAX_RESULT_CHARS = 100 * 1024;
+
+/**
+ * The JSON text a tool result goes back to the model as: capability tokens
+ * redacted, then capped to 100 KiB as head and tail with `truncated: true`.
+ * Pure.
+ */
+export function resultText(value: unknown): { text: string; bytes: number; truncated: boolean } {
+  const text = redactTokens(JSON.stringify(value) ?? 'null');
+  const bytes = Buffer.byteLength(text, 'utf8');
+  if (text.length <= MAX_RESULT_CHARS) return { text, bytes, truncated: false };
+  // A quarter each: JSON escaping can at most double what is quoted.
+  const half = Math.floor(MAX_RESULT_CHARS / 4);
+  const capped = JSON.stringify({
+    truncated: true,
+    bytes,
+    head: text.slice(0, half),
+    tail: text.slice(text.length - half),
+  });
+  return { text: capped, bytes, truncated: true };
+}
