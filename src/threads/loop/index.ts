@@ -8,3 +8,5 @@ export { MAX_RESULT_CHARS, resultText } from './result-text.js';
 export { OPERATION_TOOLS, RETURN_TOOL, dispatchCall, requiredCapOf } from './dispatch.js';
 export type { CallOutcome, DispatchContext, ToolCall } from './dispatch.js';
 export { mapInWindow } from './window.js';
+export { listThreads, showThread, verifyThread } from './inspect.js';
+export type { ThreadVerification } from './inspect.js';

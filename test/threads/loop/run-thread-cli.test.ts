@@ -1,3 +1,5 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { parseUsd } from '../../../src/threads/budget/index.js';
 import {
@@ -112,5 +114,68 @@ describe('rye execute directive: a thread end to end (scripted provider on loopb
     expect(res.stderr).toContain('turn 1: tool_use');
     expect(res.stderr).toContain('directive_return');
     expect(res.stdout).toContain('completed');
+  });
+});
+
+describe('rye thread list|show|verify', () => {
+  it('lists the thread, shows its verified record, verifies it, and refuses an edited transcript naming the seq', async () => {
+    const p = await project([
+      {
+        match: { directive: 'summarise' },
+        turns: [
+          {
+            tool_calls: [
+              { name: 'rye_load', input: { item_type: 'knowledge', item_id: 'notes/style' } },
+            ],
+            usage: { in: 100, out: 10 },
+          },
+          {
+            tool_calls: [{ name: 'directive_return', input: { outcome: 'success', answer: 'ok' } }],
+            usage: { in: 100, out: 10 },
+          },
+        ],
+      },
+    ]);
+    const doc = (await p.run([...EXECUTE, '--json'])).json<Result>();
+    const list = await p.run(['thread', 'list', '--json']);
+    expect(list.code, list.stderr).toBe(0);
+    expect(list.json<{ threads: unknown[] }>().threads).toMatchObject([
+      { threadId: doc.thread_id, status: 'completed', directiveId: 'demo/summarise', turns: 2 },
+    ]);
+    const show = await p.run(['thread', 'show', doc.thread_id, '--json']);
+    expect(show.code, show.stderr).toBe(0);
+    expect(show.json<{ record: unknown }>().record).toMatchObject({
+      thread_id: doc.thread_id,
+      status: 'completed',
+      outputs: { outcome: 'success', answer: 'ok' },
+      cost: { turns: 2, tokens_in: 200, tokens_out: 20 },
+    });
+    const verify = await p.run(['thread', 'verify', doc.thread_id]);
+    expect(verify.code, verify.stderr).toBe(0);
+    expect(verify.stdout).toContain('ok (completed;');
+
+    // An edit in the middle is refused at the edited line (seq 2).
+    const path = join(p.project, '.ai', 'threads', doc.thread_id, 'transcript.jsonl');
+    const lines = readFileSync(path, 'utf8').split('\n');
+    lines[2] = (lines[2] ?? '').replace('"cognition_in"', '"cognition_in" ');
+    writeFileSync(path, lines.join('\n'));
+    const tampered = await p.run(['thread', 'verify', doc.thread_id, '--json']);
+    expect(tampered.code).toBe(3);
+    expect(
+      tampered.json<{ error: { code: string; details: { seq: number } } }>().error,
+    ).toMatchObject({
+      code: 'TRANSCRIPT_TAMPERED',
+      details: { seq: 2 },
+    });
+
+    // An edited thread.json is refused.
+    const record = join(p.project, '.ai', 'threads', doc.thread_id, 'thread.json');
+    writeFileSync(record, readFileSync(record, 'utf8').replace('"completed"', '"running"'));
+    const edited = await p.run(['thread', 'show', doc.thread_id, '--json']);
+    expect(edited.code).toBe(3);
+    expect(edited.json<{ error: { code: string } }>().error.code).toBe('THREAD_RECORD_INVALID');
+
+    const traversal = await p.run(['thread', 'show', '../x-01jf0000000000000000000000', '--json']);
+    expect(traversal.json<{ error: { code: string } }>().error.code).toBe('THREAD_ID_INVALID');
   });
 });
