@@ -196,3 +196,7 @@ export { main } from './cli/index.js';
 export { errorJson, snakeCaseKeys } from './errors/index.js';
 export type { ErrorJson } from './errors/index.js';
 export { compileGlob, printable } from './platform/index.js';
+
+// Issue 14 (the thread runner): run a directive as a thread; list, show and verify threads.
+export { listThreads, runThread, showThread, verifyThread } from './threads/loop/index.js';
+export type { RunThreadInput, ThreadResult, ThreadVerification } from './threads/loop/index.js';
