@@ -1,5 +1,6 @@
-export { MAX_CONSECUTIVE_DENIALS, TOOL_CONCURRENCY, runThread } from './run-thread.js';
-export type { RunThreadInput } from './run-thread.js';
+export { runThread } from './run-thread.js';
+export { MAX_CONSECUTIVE_DENIALS, TOOL_CONCURRENCY } from './thread-run.js';
+export type { RunThreadInput } from './thread-run.js';
 export type { ThreadResult } from './thread-result.js';
 export { publicCost } from './thread-result.js';
 export { limitBeforeCall, limitError } from './limits-check.js';
