@@ -636,6 +636,14 @@ export const ERROR_CODES = {
     class: 'failure',
     hint: 'The directive declares outputs but the model stopped without a valid directive_return, even after a reminder.',
   },
+  THREAD_RESUME_PINNED: {
+    class: 'integrity',
+    hint: 'The directive changed since the thread started (details name both hashes and capability sets); a thread resumes only under the directive it was admitted with.',
+  },
+  THREAD_RESUME_NO_USAGE: {
+    class: 'failure',
+    hint: 'A provider attempt of the thread has no usage on record in the transcript or the ledger, so its cost cannot be carried over; the thread cannot resume.',
+  },
 
   // Internal errors: a bug, reported with exit 1.
   INTERNAL_ERROR: {

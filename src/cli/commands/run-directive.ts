@@ -85,7 +85,7 @@ function isKnownIntegrity(code: ErrorCode): boolean {
   }
 }
 
-function resultLines(result: ThreadResult): string[] {
+export function resultLines(result: ThreadResult): string[] {
   const c = result.cost;
   return [
     `thread ${result.thread_id}: ${result.status}`,

@@ -9,10 +9,12 @@ import {
   type CommandContext,
   type CommonOptions,
 } from '../context.js';
+import { CAPS_OPTION_HELP } from '../authority.js';
 import { emit } from '../report.js';
 import type { Runner } from '../runner.js';
 
 type ListOptions = CommonOptions & { status?: string; tree?: string };
+type ResumeOptions = CommonOptions & { message: string; caps?: string };
 
 /** `rye thread list|show|verify`: the thread index, the signed record, offline verification. */
 export function threadCommand(io: CliIo, run: Runner): Command {
@@ -84,6 +86,22 @@ export function threadCommand(io: CliIo, run: Runner): Command {
             `thread ${v.thread_id}: ok (${v.status}; ${v.events} events, last checkpoint at seq ${v.last_checkpoint_seq}, ${v.unsealed} unsealed${v.torn_tail_bytes > 0 ? `, torn tail of ${v.torn_tail_bytes} bytes` : ''})`,
           ]);
           return 0;
+        }),
+      ),
+  );
+  thread.addCommand(
+    withCommonOptions(new Command('resume'))
+      .description(
+        'continue a thread with a new message, on the same transcript, with cumulative cost',
+      )
+      .argument('<id>', 'thread id')
+      .requiredOption('--message <text>', 'the message to continue with, or @file')
+      .option('--caps <caps>', CAPS_OPTION_HELP)
+      .action((id: string, options: ResumeOptions) =>
+        run(options, async () => {
+          const ctx = contextOf(options, io);
+          const { resumeCommand } = await import('./thread-resume.js');
+          return resumeCommand(ctx, id, options, await trustOf(ctx));
         }),
       ),
   );

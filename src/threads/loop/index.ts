@@ -11,3 +11,5 @@ export type { CallOutcome, DispatchContext, ToolCall } from './dispatch.js';
 export { mapInWindow } from './window.js';
 export { listThreads, showThread, verifyThread } from './inspect.js';
 export type { ThreadVerification } from './inspect.js';
+export { resumeThread } from './resume-thread.js';
+export type { ResumeThreadInput } from './resume-thread.js';

@@ -70,6 +70,17 @@ export interface RunState {
   readonly budget: BudgetStore;
   record: ThreadRecord;
   readonly writer: TranscriptWriter;
+  /** Continue a rebuilt thread instead of starting one (THREADS.md §10 step 9). */
+  readonly resume?: ResumePoint;
+}
+
+/** Where a resumed thread picks up: its rebuilt conversation and totals, and the new message. */
+export interface ResumePoint {
+  readonly messages: readonly Message[];
+  readonly cost: ThreadCost;
+  readonly message: string;
+  /** The first turn number no attempt key used yet (keys are unique forever). */
+  readonly nextTurnKey: number;
 }
 
 /** One thread's loop: the state the steps share. */
@@ -90,6 +101,8 @@ export class ThreadRun implements RunState {
   #messages: Message[] = [];
   #denials = 0;
   #reminded = false;
+  #turnKey = 0;
+  readonly #resume: ResumePoint | undefined;
 
   constructor(input: RunThreadInput, state: RunState) {
     this.threadId = state.threadId;
@@ -100,6 +113,7 @@ export class ThreadRun implements RunState {
     this.record = state.record;
     this.writer = state.writer;
     this.#input = input;
+    this.#resume = state.resume;
     this.#startedMs = state.clock.now();
     const duration = input.plan.limits.duration_seconds;
     this.#deadline = duration === 0 ? undefined : this.#startedMs + duration * 1000;
@@ -112,7 +126,6 @@ export class ThreadRun implements RunState {
   }
 
   async run(paths: ReturnType<typeof threadPaths>): Promise<ThreadResult> {
-    const { plan } = this.#input;
     const timer =
       this.#deadline === undefined
         ? undefined
@@ -120,29 +133,8 @@ export class ThreadRun implements RunState {
     timer?.unref();
     let ending: Ending;
     try {
-      this.writer.append('thread_created', {
-        directive: {
-          id: plan.directive.id,
-          content_sha256: plan.directive.content_sha256,
-          coverage: 'full',
-        },
-        inputs: plan.inputs,
-        parent: null,
-        tree: this.threadId,
-        depth: 0,
-        caps: plan.capabilities,
-        caps_dropped: plan.caps_dropped,
-        token: null,
-        limits: { ...plan.limits },
-        model: plan.model,
-        hooks_admitted: [],
-      });
-      this.writer.append('system_prompt', { text: plan.system_prompt });
-      this.writer.append('cognition_in', { content: plan.first_message });
-      this.#messages.push({ role: 'user', content: [{ type: 'text', text: plan.first_message }] });
-      this.#progress(
-        `thread ${this.threadId} started (${plan.model?.provider}/${plan.model?.model} at ${plan.model?.host})`,
-      );
+      if (this.#resume === undefined) this.#start();
+      else this.#continue(this.#resume);
       ending = await this.#loop();
     } catch (error) {
       if (!isRyeError(error)) {
@@ -157,6 +149,50 @@ export class ThreadRun implements RunState {
       if (timer !== undefined) clearTimeout(timer);
     }
     return this.#finalize(paths, ending);
+  }
+
+  #start(): void {
+    const { plan } = this.#input;
+    this.writer.append('thread_created', {
+      directive: {
+        id: plan.directive.id,
+        content_sha256: plan.directive.content_sha256,
+        coverage: 'full',
+      },
+      inputs: plan.inputs,
+      parent: null,
+      tree: this.threadId,
+      depth: 0,
+      caps: plan.capabilities,
+      caps_dropped: plan.caps_dropped,
+      token: null,
+      limits: { ...plan.limits },
+      model: plan.model,
+      hooks_admitted: [],
+    });
+    this.writer.append('system_prompt', { text: plan.system_prompt });
+    this.writer.append('cognition_in', { content: plan.first_message });
+    this.#messages.push({ role: 'user', content: [{ type: 'text', text: plan.first_message }] });
+    this.#progress(
+      `thread ${this.threadId} started (${plan.model?.provider}/${plan.model?.model} at ${plan.model?.host})`,
+    );
+  }
+
+  #continue(resume: ResumePoint): void {
+    this.#cost = { ...resume.cost };
+    this.#turnKey = resume.nextTurnKey;
+    this.#messages = [...resume.messages];
+    this.writer.append('cognition_in', { content: resume.message });
+    const last = this.#messages.at(-1);
+    const text = { type: 'text' as const, text: resume.message };
+    // Same-role neighbours merge, as the rebuild merges them.
+    if (last?.role === 'user')
+      this.#messages[this.#messages.length - 1] = {
+        role: 'user',
+        content: [...last.content, text],
+      };
+    else this.#messages.push({ role: 'user', content: [text] });
+    this.#progress(`thread ${this.threadId} resumed at turn ${this.#cost.turns + 1}`);
   }
 
   async #loop(): Promise<Ending> {
@@ -191,7 +227,7 @@ export class ThreadRun implements RunState {
   async #callProvider(): Promise<ProviderResponse> {
     const { plan } = this.#input;
     const model = plan.model!;
-    const turn = this.#cost.turns;
+    const turn = this.#turnKey++;
     const request = {
       model: model.model,
       system: plan.system_prompt,
@@ -504,7 +540,6 @@ export class ThreadRun implements RunState {
       cost: this.#cost,
     });
     this.#checkpoint();
-    await this.budget.close(this.threadId);
     this.record = {
       ...this.record,
       status,
