@@ -12,13 +12,16 @@ export function resultText(value: unknown): { text: string; bytes: number; trunc
   const text = redactTokens(JSON.stringify(value) ?? 'null');
   const bytes = Buffer.byteLength(text, 'utf8');
   if (text.length <= MAX_RESULT_CHARS) return { text, bytes, truncated: false };
-  // A quarter each: JSON escaping can at most double what is quoted.
-  const half = Math.floor(MAX_RESULT_CHARS / 4);
-  const capped = JSON.stringify({
-    truncated: true,
-    bytes,
-    head: text.slice(0, half),
-    tail: text.slice(text.length - half),
-  });
-  return { text: capped, bytes, truncated: true };
+  // Quoting again can double or more what is quoted: shrink until the whole fits.
+  let half = Math.floor(MAX_RESULT_CHARS / 4);
+  for (;;) {
+    const capped = JSON.stringify({
+      truncated: true,
+      bytes,
+      head: text.slice(0, half),
+      tail: text.slice(text.length - half),
+    });
+    if (capped.length <= MAX_RESULT_CHARS) return { text: capped, bytes, truncated: true };
+    half = Math.floor(half * 0.75);
+  }
 }
