@@ -1,6 +1,6 @@
 import { redactTokens } from '../capabilities/index.js';
 
-/** The most of one tool result the model sees (THREADS.md §9 "size"). */
+/** The most of one tool result the model sees, in UTF-8 bytes (THREADS.md §9 "size"). */
 export const MAX_RESULT_CHARS = 100 * 1024;
 
 /**
@@ -11,7 +11,7 @@ export const MAX_RESULT_CHARS = 100 * 1024;
 export function resultText(value: unknown): { text: string; bytes: number; truncated: boolean } {
   const text = redactTokens(JSON.stringify(value) ?? 'null');
   const bytes = Buffer.byteLength(text, 'utf8');
-  if (text.length <= MAX_RESULT_CHARS) return { text, bytes, truncated: false };
+  if (bytes <= MAX_RESULT_CHARS) return { text, bytes, truncated: false };
   // Quoting again can double or more what is quoted: shrink until the whole fits.
   let half = Math.floor(MAX_RESULT_CHARS / 4);
   for (;;) {
@@ -21,7 +21,8 @@ export function resultText(value: unknown): { text: string; bytes: number; trunc
       head: text.slice(0, half),
       tail: text.slice(text.length - half),
     });
-    if (capped.length <= MAX_RESULT_CHARS) return { text: capped, bytes, truncated: true };
+    if (Buffer.byteLength(capped, 'utf8') <= MAX_RESULT_CHARS)
+      return { text: capped, bytes, truncated: true };
     half = Math.floor(half * 0.75);
   }
 }
