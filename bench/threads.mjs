@@ -265,7 +265,8 @@ export async function run() {
       store: 'sqlite',
       ...sync,
     });
-    report('thread.e2e_ms', await e2e(root), 'ms', { turns: 10, runs: 3 });
+    if (process.env.BENCH_SKIP_E2E !== '1')
+      report('thread.e2e_ms', await e2e(root), 'ms', { turns: 10, runs: 3 });
   } finally {
     rmSync(root, { recursive: true, force: true });
     if (shm !== root) rmSync(shm, { recursive: true, force: true });

@@ -102,6 +102,8 @@ export class ThreadRun implements RunState {
   #denials = 0;
   #reminded = false;
   #turnKey = 0;
+  #bodyBytes = 0;
+  #bodyDigest = '';
   readonly #resume: ResumePoint | undefined;
 
   constructor(input: RunThreadInput, state: RunState) {
@@ -172,7 +174,8 @@ export class ThreadRun implements RunState {
     });
     this.writer.append('system_prompt', { text: plan.system_prompt });
     this.writer.append('cognition_in', { content: plan.first_message });
-    this.#messages.push({ role: 'user', content: [{ type: 'text', text: plan.first_message }] });
+    this.#foldRequestHead();
+    this.#pushMessage({ role: 'user', content: [{ type: 'text', text: plan.first_message }] });
     this.#progress(
       `thread ${this.threadId} started (${plan.model?.provider}/${plan.model?.model} at ${plan.model?.host})`,
     );
@@ -192,7 +195,39 @@ export class ThreadRun implements RunState {
         content: [...last.content, text],
       };
     else this.#messages.push({ role: 'user', content: [text] });
+    this.#foldRequestHead();
+    for (const message of this.#messages) this.#fold(message);
     this.#progress(`thread ${this.threadId} resumed at turn ${this.#cost.turns + 1}`);
+  }
+
+  /**
+   * The request's size and digest are kept as the conversation grows, so a
+   * turn serializes and hashes only what is new (a whole-body hash per turn
+   * made the harness quadratic in the conversation). The digest chains:
+   * `d(n) = sha256(d(n-1) "\n" JSON(message n))`, from the model, system
+   * prompt and tools; the size is the JSON bytes of all of them, which bounds
+   * the input tokens as the body would (THREADS.md §6).
+   */
+  #foldRequestHead(): void {
+    const { plan } = this.#input;
+    const head = JSON.stringify({
+      model: plan.model?.model,
+      system: plan.system_prompt,
+      tools: plan.tools,
+    });
+    this.#bodyBytes = Buffer.byteLength(head, 'utf8');
+    this.#bodyDigest = sha256Hex(head);
+  }
+
+  #fold(message: Message): void {
+    const json = JSON.stringify(message);
+    this.#bodyBytes += Buffer.byteLength(json, 'utf8') + 1;
+    this.#bodyDigest = sha256Hex(`${this.#bodyDigest}\n${json}`);
+  }
+
+  #pushMessage(message: Message): void {
+    this.#messages.push(message);
+    this.#fold(message);
   }
 
   async #loop(): Promise<Ending> {
@@ -235,9 +270,8 @@ export class ThreadRun implements RunState {
       tools: plan.tools,
       max_tokens: model.output_limit,
     };
-    const body = JSON.stringify(request);
-    const bodyBytes = Buffer.byteLength(body, 'utf8');
-    const requestSha256 = sha256Hex(body);
+    const bodyBytes = this.#bodyBytes;
+    const requestSha256 = this.#bodyDigest;
     const response = await withProviderRetries(
       async (attempt) => {
         const key = attemptKeyOf(this.threadId, turn, attempt);
@@ -361,7 +395,7 @@ export class ThreadRun implements RunState {
       },
     );
     this.#cost = { ...this.#cost, turns: this.#cost.turns + 1 };
-    this.#messages.push({ role: 'assistant', content: response.content });
+    this.#pushMessage({ role: 'assistant', content: response.content });
     this.#progress(
       `turn ${this.#cost.turns}: ${response.stop_reason}, ${this.#cost.tokens_in} in / ${this.#cost.tokens_out} out, $${publicCost(this.#cost).spend_usd}`,
     );
@@ -398,7 +432,7 @@ export class ThreadRun implements RunState {
     const reminder =
       'You have not returned. Call directive_return with the declared outputs to finish this directive.';
     this.writer.append('cognition_in', { content: reminder });
-    this.#messages.push({ role: 'user', content: [{ type: 'text', text: reminder }] });
+    this.#pushMessage({ role: 'user', content: [{ type: 'text', text: reminder }] });
     return null;
   }
 
@@ -471,7 +505,7 @@ export class ThreadRun implements RunState {
       });
       parts.push({ type: 'tool_result', call_id: call.id, ok: false, content: text });
     }
-    this.#messages.push({ role: 'user', content: parts });
+    this.#pushMessage({ role: 'user', content: parts });
     if (this.#denials >= MAX_CONSECUTIVE_DENIALS)
       return {
         status: 'error',
