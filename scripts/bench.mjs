@@ -27,5 +27,6 @@ for (const suite of [
 await (await import('../bench/catalog.mjs')).run();
 await (await import('../bench/threads-store.mjs')).run();
 await (await import('../bench/plan.mjs')).run();
+await (await import('../bench/threads.mjs')).run();
 await startup();
 await (await import('../bench/mcp.mjs')).run();

@@ -217,3 +217,7 @@ export type {
 // Search freshness modes and transcript checkpoint modes (perf: search and resume goals).
 export type { Recheck } from './threads/catalog/index.js';
 export type { CheckpointMode, VerifyTranscriptOptions } from './threads/transcript/index.js';
+
+// Issue 14 (the thread runner): run a directive as a thread; list, show and verify threads.
+export { listThreads, runThread, showThread, verifyThread } from './threads/loop/index.js';
+export type { RunThreadInput, ThreadResult, ThreadVerification } from './threads/loop/index.js';

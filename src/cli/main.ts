@@ -69,6 +69,12 @@ export const COMMANDS: readonly LazyCommand[] = [
     load: async () => (await import('./commands/execute.js')).executeCommand,
   },
   {
+    term: 'thread',
+    summary:
+      'inspect threads under .ai/threads/: list, show the signed record, verify chain and checkpoints',
+    load: async () => (await import('./commands/thread.js')).threadCommand,
+  },
+  {
     term: 'lock',
     summary: 'manage lockfiles: the pinned chain and dependencies of each tool',
     load: async () => (await import('./commands/lock.js')).lockCommand,

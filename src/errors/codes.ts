@@ -649,6 +649,36 @@ export const ERROR_CODES = {
     hint: 'The Mcp-Session-Id is not a live session of this server (it ended or the server restarted); initialize a new session.',
   },
 
+  // The thread runner (issue 14, src/threads/loop; THREADS.md §2, §5).
+  THREAD_LIMIT_EXCEEDED: {
+    class: 'failure',
+    hint: 'The thread reached one of its limits (details.limit, current, max); raise it in the directive <limits> or with --limit k=v (0 = unlimited).',
+  },
+  THREAD_DENIED_REPEATEDLY: {
+    class: 'integrity',
+    hint: 'The model asked for calls outside its capabilities 5 times in a row; the thread was stopped. Check the transcript for a prompt injection.',
+  },
+  THREAD_NESTED_DIRECTIVE: {
+    class: 'failure',
+    hint: 'Directives cannot yet run as child threads inside a thread; the model got this as an error result.',
+  },
+  THREAD_TOOL_UNKNOWN: {
+    class: 'usage',
+    hint: 'The model called a tool the thread does not offer; it got this as an error result.',
+  },
+  THREAD_NO_RETURN: {
+    class: 'failure',
+    hint: 'The directive declares outputs but the model stopped without a valid directive_return, even after a reminder.',
+  },
+  THREAD_RESUME_PINNED: {
+    class: 'integrity',
+    hint: 'The directive changed since the thread started (details name both hashes and capability sets); a thread resumes only under the directive it was admitted with.',
+  },
+  THREAD_RESUME_NO_USAGE: {
+    class: 'failure',
+    hint: 'A provider attempt of the thread has no usage on record in the transcript or the ledger, so its cost cannot be carried over; the thread cannot resume.',
+  },
+
   // Internal errors: a bug, reported with exit 1.
   INTERNAL_ERROR: {
     class: 'failure',

@@ -99,7 +99,7 @@ describe('rye execute tool', () => {
     });
   }
 
-  it('exits 2 for params failing the schema; a directive without --plan says the runner is not there yet', async () => {
+  it('exits 2 for params failing the schema; a missing directive without --plan is not found before any thread starts', async () => {
     const p = await project('print(1)', 'CONFIG_SCHEMA = {"type": "object", "required": ["n"]}');
     const res = await exec(p, '--json');
     expect(res.code).toBe(2);
@@ -108,7 +108,8 @@ describe('rye execute tool', () => {
       env: p.env,
     });
     expect(dir.code).toBe(1);
-    expect(dir.json()).toMatchObject({ error: { code: 'THREAD_RUNNER_UNAVAILABLE' } });
+    expect(dir.json()).toMatchObject({ error: { code: 'ITEM_NOT_FOUND' } });
+    expect(existsSync(join(p.project, '.ai', 'threads'))).toBe(false);
   });
 
   it('kills the running tool’s process group when rye is terminated', async () => {

@@ -39,6 +39,7 @@ const EXTRA_DOORS: readonly string[] = [
     'conversation',
     'directive',
     'ids',
+    'loop',
     'ops',
     'prompt',
     'providers',

@@ -23,12 +23,11 @@ export async function planCommand(
   directiveId: string,
   options: DirectiveCliOptions,
 ): Promise<number> {
-  if (options.plan !== true)
-    throw new RyeError(
-      'THREAD_RUNNER_UNAVAILABLE',
-      `Cannot run directive ${directiveId} as a thread yet; add --plan to see the exact request it would send`,
-      { item_id: directiveId },
-    );
+  if (options.plan !== true) {
+    const { runDirectiveCommand } = await import('./run-directive.js');
+    const inputs = await readInputs(options.inputs, ctx.io.cwd);
+    return runDirectiveCommand(ctx, directiveId, inputs, options);
+  }
   const { parseLimitOverrides } = await import('../../threads/directive/index.js');
   const { planDirectiveOperation } = await import('../../threads/ops/index.js');
   const { operationContext } = await import('../operation-context.js');

@@ -1,0 +1,49 @@
+import { resolve } from 'node:path';
+import type { TrustSet } from '../../integrity/index.js';
+import { readTextFile } from '../../platform/index.js';
+import type { CommandContext } from '../context.js';
+import { emit } from '../report.js';
+import { exitCodeOf, resultLines } from './run-directive.js';
+
+/**
+ * `rye thread resume <id> --message TEXT|@file`: THREADS.md §10 through
+ * resumeThread, with the provider client built from the re-admitted plan.
+ * Exit codes as `rye execute directive`.
+ *
+ * @throws RyeError THREAD_LOCKED, THREAD_RECORD_INVALID, THREAD_RESUME_PINNED,
+ *   TRANSCRIPT_TAMPERED, THREAD_RESUME_NO_USAGE, PROVIDER_AUTH_MISSING
+ */
+export async function resumeCommand(
+  ctx: CommandContext,
+  threadId: string,
+  options: { message: string; caps?: string },
+  trust: TrustSet,
+): Promise<number> {
+  const { resumeThread } = await import('../../threads/loop/index.js');
+  const { createProviderClient, selectProvider } = await import('../../threads/providers/index.js');
+  const { readSigner } = await import('../../integrity/index.js');
+  const { keyDir } = await import('../../items/index.js');
+  const { operationContext } = await import('../operation-context.js');
+  const message = options.message.startsWith('@')
+    ? await readTextFile(resolve(ctx.io.cwd, options.message.slice(1)), 1024 * 1024)
+    : options.message;
+  const result = await resumeThread({
+    projectRoot: ctx.spaces.project,
+    ops: operationContext(ctx, options.caps),
+    threadId,
+    message,
+    signer: await readSigner(keyDir(ctx.spaces)),
+    trust,
+    client: async (plan) => {
+      const selection = await selectProvider(
+        ctx.spaces,
+        { provider: plan.model?.provider, id: plan.model?.model },
+        { env: ctx.io.env },
+      );
+      return createProviderClient(selection, { env: ctx.io.env });
+    },
+    ...(ctx.json ? {} : { onProgress: (line: string) => ctx.io.stderr(`${line}\n`) }),
+  });
+  emit(ctx, result, resultLines(result));
+  return exitCodeOf(result);
+}

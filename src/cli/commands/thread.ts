@@ -1,0 +1,128 @@
+import { Command } from 'commander';
+import { RyeError } from '../../errors/index.js';
+import { formatUsd } from '../../threads/budget/index.js';
+import { THREAD_STATUSES, type ThreadStatus } from '../../threads/store/index.js';
+import {
+  contextOf,
+  withCommonOptions,
+  type CliIo,
+  type CommandContext,
+  type CommonOptions,
+} from '../context.js';
+import { CAPS_OPTION_HELP } from '../authority.js';
+import { emit } from '../report.js';
+import type { Runner } from '../runner.js';
+
+type ListOptions = CommonOptions & { status?: string; tree?: string };
+type ResumeOptions = CommonOptions & { message: string; caps?: string };
+
+/** `rye thread list|show|verify`: the thread index, the signed record, offline verification. */
+export function threadCommand(io: CliIo, run: Runner): Command {
+  const thread = new Command('thread').description(
+    'inspect threads under .ai/threads/: list, show the signed record, verify chain and checkpoints',
+  );
+  thread.addCommand(
+    withCommonOptions(new Command('list'))
+      .description(
+        'list threads, oldest first (running threads whose process died become interrupted)',
+      )
+      .option('--status <status>', `only this status (${THREAD_STATUSES.join(', ')})`)
+      .option('--tree <id>', 'only threads of this tree')
+      .action((options: ListOptions) =>
+        run(options, async () => {
+          const ctx = contextOf(options, io);
+          const { listThreads } = await import('../../threads/loop/index.js');
+          const threads = listThreads(ctx.spaces.project, {
+            ...(options.status === undefined ? {} : { status: statusOf(options.status) }),
+            ...(options.tree === undefined ? {} : { tree: options.tree }),
+          });
+          const lines =
+            threads.length === 0
+              ? ['No threads.']
+              : threads.map(
+                  (t) =>
+                    `${t.threadId}  ${t.status.padEnd(13)} ${t.directiveId}  ${t.turns} turns  $${usd(t.spendNanos)}`,
+                );
+          emit(ctx, { ok: true, threads }, lines);
+          return 0;
+        }),
+      ),
+  );
+  thread.addCommand(
+    withCommonOptions(new Command('show'))
+      .description("print a thread's signed record (verified) and its registry row")
+      .argument('<id>', 'thread id')
+      .action((id: string, options: CommonOptions) =>
+        run(options, async () => {
+          const ctx = contextOf(options, io);
+          const { showThread } = await import('../../threads/loop/index.js');
+          const shown = await showThread(ctx.spaces.project, id, await trustOf(ctx));
+          const r = shown.record;
+          emit(ctx, { ok: true, ...shown }, [
+            `thread ${r.thread_id}: ${r.status}`,
+            `directive ${r.directive.id} (${r.directive.space}, sha256 ${r.directive.content_sha256.slice(0, 16)}…)`,
+            `created ${r.created_at}, updated ${r.updated_at}`,
+            `cost: ${r.cost.turns} turns, ${r.cost.tokens_in} in / ${r.cost.tokens_out} out, ${r.cost.tool_calls} tool calls, $${usd(r.cost.spend_nanos)}`,
+            `caps: ${r.caps.join(', ') || '(none)'}`,
+            ...(r.error === undefined ? [] : [`error ${r.error.code}: ${r.error.message}`]),
+            ...(r.outputs === undefined ? [] : [`outputs: ${JSON.stringify(r.outputs)}`]),
+          ]);
+          return 0;
+        }),
+      ),
+  );
+  thread.addCommand(
+    withCommonOptions(new Command('verify'))
+      .description(
+        'verify a thread offline: its signed record, every chain link, checkpoint and artifact',
+      )
+      .argument('<id>', 'thread id')
+      .action((id: string, options: CommonOptions) =>
+        run(options, async () => {
+          const ctx = contextOf(options, io);
+          const { verifyThread } = await import('../../threads/loop/index.js');
+          const v = await verifyThread(ctx.spaces.project, id, await trustOf(ctx));
+          emit(ctx, { ok: true, ...v }, [
+            `thread ${v.thread_id}: ok (${v.status}; ${v.events} events, last checkpoint at seq ${v.last_checkpoint_seq}, ${v.unsealed} unsealed${v.torn_tail_bytes > 0 ? `, torn tail of ${v.torn_tail_bytes} bytes` : ''})`,
+          ]);
+          return 0;
+        }),
+      ),
+  );
+  thread.addCommand(
+    withCommonOptions(new Command('resume'))
+      .description(
+        'continue a thread with a new message, on the same transcript, with cumulative cost',
+      )
+      .argument('<id>', 'thread id')
+      .requiredOption('--message <text>', 'the message to continue with, or @file')
+      .option('--caps <caps>', CAPS_OPTION_HELP)
+      .action((id: string, options: ResumeOptions) =>
+        run(options, async () => {
+          const ctx = contextOf(options, io);
+          const { resumeCommand } = await import('./thread-resume.js');
+          return resumeCommand(ctx, id, options, await trustOf(ctx));
+        }),
+      ),
+  );
+  return thread;
+}
+
+function statusOf(value: string): ThreadStatus {
+  if ((THREAD_STATUSES as readonly string[]).includes(value)) return value as ThreadStatus;
+  throw new RyeError(
+    'USAGE_INVALID_ARGUMENT',
+    `Cannot filter by status ${value.slice(0, 32)}: use one of ${THREAD_STATUSES.join(', ')}`,
+    { status: value.slice(0, 32) },
+  );
+}
+
+async function trustOf(ctx: CommandContext) {
+  const { loadTrustStore } = await import('../../integrity/index.js');
+  const { trustStores } = await import('../../items/index.js');
+  return (await loadTrustStore(trustStores(ctx.spaces))).trust;
+}
+
+function usd(nanos: number): string {
+  return formatUsd(nanos);
+}

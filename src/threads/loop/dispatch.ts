@@ -1,0 +1,132 @@
+import { RyeError, isRyeError } from '../../errors/index.js';
+import { requireAllowed } from '../capabilities/index.js';
+import { validateReturn, type ReturnSchema } from '../directive/index.js';
+import {
+  OPERATION_SCHEMAS,
+  errorResult,
+  parseOperationInput,
+  runOperation,
+  type OperationContext,
+  type OperationName,
+  type OperationResult,
+} from '../ops/index.js';
+
+/** One tool call from the model, as the adapter normalised it. */
+export interface ToolCall {
+  readonly id: string;
+  readonly name: string;
+  readonly input: unknown;
+  readonly invalid_input?: string;
+}
+
+/** What one call came to. */
+export interface CallOutcome {
+  readonly result: OperationResult;
+  /** The call was refused for want of a capability. */
+  readonly denied: boolean;
+  /** A valid `directive_return`: the outputs, outcome included. */
+  readonly returned?: Readonly<Record<string, unknown>>;
+}
+
+export const OPERATION_TOOLS: Readonly<Record<string, OperationName>> = {
+  rye_execute: 'execute',
+  rye_search: 'search',
+  rye_load: 'load',
+  rye_sign: 'sign',
+};
+
+export const RETURN_TOOL = 'directive_return';
+
+/** What a call runs with: the thread's authority, the names it was offered, its return schema. */
+export interface DispatchContext {
+  readonly ops: OperationContext;
+  readonly offered: ReadonlySet<string>;
+  readonly returnSchema: ReturnSchema | undefined;
+}
+
+/**
+ * The capability a call needs, as `rye.<verb>.<type>.<id>`, when its input
+ * names one (for `tool_call_start`); null otherwise. Pure.
+ */
+export function requiredCapOf(name: string, input: unknown): string | null {
+  const verb = OPERATION_TOOLS[name];
+  if (verb === undefined || typeof input !== 'object' || input === null) return null;
+  const { item_type: type, item_id: id, query } = input as Record<string, unknown>;
+  const target = verb === 'search' ? query : id;
+  if (typeof type !== 'string' || typeof target !== 'string' || target.length > 512) return null;
+  return `rye.${verb}.${type}.${target}`;
+}
+
+/**
+ * Run one call under the thread's authority. Every refusal is an error
+ * result to the model (never a throw): a name not offered
+ * (THREAD_TOOL_UNKNOWN), arguments that are not an object
+ * (PROVIDER_RESPONSE_INVALID), input failing the operation's strict schema
+ * (OPERATION_INPUT_INVALID: `capabilities`, `limits` or `parent` smuggled in
+ * are unknown keys), a missing capability (CAPABILITY_DENIED), a directive
+ * (THREAD_NESTED_DIRECTIVE, until child threads exist), a return that does
+ * not match `<outputs>` (OPERATION_INPUT_INVALID).
+ */
+export async function dispatchCall(call: ToolCall, ctx: DispatchContext): Promise<CallOutcome> {
+  try {
+    if (!ctx.offered.has(call.name))
+      throw new RyeError(
+        'THREAD_TOOL_UNKNOWN',
+        `Cannot call ${call.name.slice(0, 64)}: this thread offers ${[...ctx.offered].join(', ')}`,
+        { name: call.name.slice(0, 64) },
+      );
+    if (call.invalid_input !== undefined)
+      throw new RyeError(
+        'PROVIDER_RESPONSE_INVALID',
+        `Cannot run ${call.name}: its arguments are not a JSON object (${call.invalid_input})`,
+        { reason: call.invalid_input },
+      );
+    if (call.name === RETURN_TOOL) return returnOutcome(call.input, ctx.returnSchema);
+    const op = OPERATION_TOOLS[call.name] as OperationName;
+    if (
+      op === 'execute' &&
+      (call.input as { item_type?: unknown } | null)?.item_type === 'directive'
+    )
+      return nestedDirective(call.input, ctx.ops);
+    const result = await runOperation(op, call.input, ctx.ops);
+    return {
+      result,
+      denied: result.status === 'error' && result.error.code === 'CAPABILITY_DENIED',
+    };
+  } catch (error) {
+    if (!isRyeError(error)) throw error;
+    return { result: errorResult(error), denied: error.code === 'CAPABILITY_DENIED' };
+  }
+}
+
+function nestedDirective(input: unknown, ops: OperationContext): CallOutcome {
+  const parsed = parseOperationInput('execute', OPERATION_SCHEMAS.execute, input);
+  requireAllowed(ops.authority, 'execute', 'directive', parsed.item_id);
+  // Child threads are issue 15; until then the model learns it cannot nest.
+  throw new RyeError(
+    'THREAD_NESTED_DIRECTIVE',
+    `Cannot run directive ${parsed.item_id} inside a thread yet: child threads are not available`,
+    { item_id: parsed.item_id },
+  );
+}
+
+function returnOutcome(input: unknown, schema: ReturnSchema | undefined): CallOutcome {
+  if (schema === undefined)
+    throw new RyeError('THREAD_TOOL_UNKNOWN', 'Cannot return: this directive declares no outputs', {
+      name: RETURN_TOOL,
+    });
+  const issues = validateReturn(schema, input);
+  if (issues.length > 0) {
+    const list = issues.map((i) => `${i.field || '(root)'}: ${i.message}`).join('; ');
+    throw new RyeError('OPERATION_INPUT_INVALID', `Cannot accept the return value: ${list}`, {
+      operation: RETURN_TOOL,
+      issues: issues.map((i) => ({ path: i.field, message: i.message })),
+    });
+  }
+  const outputs = input as Record<string, unknown>;
+  return {
+    result: { status: 'success', item_id: '', data: { accepted: true } } as OperationResult,
+    denied: false,
+    returned: outputs,
+  };
+}

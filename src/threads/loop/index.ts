@@ -1,0 +1,15 @@
+export { runThread } from './run-thread.js';
+export { MAX_CONSECUTIVE_DENIALS, TOOL_CONCURRENCY } from './thread-run.js';
+export type { RunThreadInput } from './thread-run.js';
+export type { ThreadResult } from './thread-result.js';
+export { publicCost } from './thread-result.js';
+export { limitBeforeCall, limitError } from './limits-check.js';
+export type { LimitHit } from './limits-check.js';
+export { MAX_RESULT_CHARS, resultText } from './result-text.js';
+export { OPERATION_TOOLS, RETURN_TOOL, dispatchCall, requiredCapOf } from './dispatch.js';
+export type { CallOutcome, DispatchContext, ToolCall } from './dispatch.js';
+export { mapInWindow } from './window.js';
+export { listThreads, showThread, verifyThread } from './inspect.js';
+export type { ThreadVerification } from './inspect.js';
+export { resumeThread } from './resume-thread.js';
+export type { ResumeThreadInput } from './resume-thread.js';

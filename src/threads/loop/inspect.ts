@@ -1,0 +1,121 @@
+import { existsSync } from 'node:fs';
+import type { TrustSet } from '../../integrity/index.js';
+import {
+  RegistryDb,
+  readThreadRecord,
+  readTreeLock,
+  holderAlive,
+  registryDbPath,
+  checkThreadDir,
+  threadPaths,
+  treeLockPath,
+  type ThreadRecord,
+  type ThreadRow,
+} from '../store/index.js';
+import {
+  readTranscriptBytes,
+  resolveArtifacts,
+  splitLines,
+  verifyTranscript,
+} from '../transcript/index.js';
+
+const FINISHED = new Set([
+  'completed',
+  'failed',
+  'error',
+  'budget_denied',
+  'cancelled',
+  'killed',
+  'continued',
+]);
+
+/**
+ * Mark `interrupted` every `running` thread whose tree lock is gone or held by
+ * a dead process (THREADS.md §8), then list the index, oldest first.
+ */
+export function listThreads(
+  projectRoot: string,
+  filter: { status?: ThreadRow['status']; tree?: string } = {},
+): ThreadRow[] {
+  // Listing writes nothing into a project that never ran a thread.
+  if (!existsSync(registryDbPath(projectRoot))) return [];
+  const db = RegistryDb.open(registryDbPath(projectRoot));
+  try {
+    markInterrupted(projectRoot, db);
+    return db.list(filter);
+  } finally {
+    db.close();
+  }
+}
+
+function markInterrupted(projectRoot: string, db: RegistryDb): void {
+  for (const row of db.list({ status: 'running' })) {
+    const lock = readTreeLock(treeLockPath(projectRoot, row.treeId));
+    if (lock === null || lock === undefined || !holderAlive(lock.holder))
+      db.setStatus(row.threadId, 'interrupted');
+  }
+}
+
+/**
+ * A thread's signed record, verified against `trust`, with its registry row.
+ * @throws RyeError THREAD_ID_INVALID, THREAD_NOT_FOUND, THREAD_RECORD_INVALID
+ */
+export async function showThread(
+  projectRoot: string,
+  threadId: string,
+  trust: TrustSet,
+): Promise<{ record: ThreadRecord; row: ThreadRow | null }> {
+  const paths = threadPaths(projectRoot, threadId);
+  checkThreadDir(projectRoot, paths);
+  const record = await readThreadRecord(paths, trust);
+  const db = RegistryDb.open(registryDbPath(projectRoot));
+  try {
+    markInterrupted(projectRoot, db);
+    return { record, row: db.get(paths.threadId) ?? null };
+  } finally {
+    db.close();
+  }
+}
+
+/** What `rye thread verify` found. */
+export interface ThreadVerification {
+  readonly thread_id: string;
+  readonly status: ThreadRecord['status'];
+  readonly events: number;
+  readonly last_checkpoint_seq: number;
+  readonly unsealed: number;
+  readonly torn_tail_bytes: number;
+}
+
+/**
+ * Verify a thread offline (THREADS.md §14): the signed record, every `prev`
+ * link, every checkpoint signature, every artifact; a finished thread must
+ * end sealed.
+ *
+ * @throws RyeError THREAD_ID_INVALID, THREAD_NOT_FOUND, THREAD_RECORD_INVALID,
+ *   TRANSCRIPT_TAMPERED (naming the seq), TRANSCRIPT_INVALID
+ */
+export async function verifyThread(
+  projectRoot: string,
+  threadId: string,
+  trust: TrustSet,
+): Promise<ThreadVerification> {
+  const paths = threadPaths(projectRoot, threadId);
+  checkThreadDir(projectRoot, paths);
+  const record = await readThreadRecord(paths, trust);
+  const split = splitLines(readTranscriptBytes(paths.transcript));
+  const verified = verifyTranscript(split, {
+    thread: paths.threadId,
+    trust,
+    requireSealed: FINISHED.has(record.status),
+  });
+  resolveArtifacts(verified.events, paths.artifacts);
+  return {
+    thread_id: paths.threadId,
+    status: record.status,
+    events: verified.events.length,
+    last_checkpoint_seq: verified.lastCheckpointSeq,
+    unsealed: verified.unsealed,
+    torn_tail_bytes: split.tornTail?.length ?? 0,
+  };
+}

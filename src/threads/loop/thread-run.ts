@@ -1,0 +1,631 @@
+import { RyeError, isRyeError } from '../../errors/index.js';
+import { sha256Hex, type Signer } from '../../integrity/index.js';
+import {
+  assertGranted,
+  assertWithinBound,
+  attemptKeyOf,
+  chargeForUsage,
+  headroomOf,
+  planOutputCap,
+  type BudgetStore,
+  type ModelPricing,
+} from '../budget/index.js';
+import { authorityOf, compileCaps, parseCapability } from '../capabilities/index.js';
+import type { ContentPart, Message } from '../conversation/index.js';
+import { renderSummary, type ReturnSchema } from '../directive/index.js';
+import { type Clock } from '../ids/index.js';
+import type { DirectivePlan, OperationContext } from '../ops/index.js';
+import {
+  DEFAULT_RETRY_POLICY,
+  withProviderRetries,
+  type ProviderClient,
+  type ProviderResponse,
+  type RetryPolicy,
+} from '../providers/index.js';
+import type { RegistryDb, threadPaths } from '../store/index.js';
+import { writeThreadRecord, type ThreadRecord, type ThreadStatus } from '../store/index.js';
+import type { TranscriptWriter } from '../transcript/index.js';
+import { ZERO_COST, type ErrorInfo, type ThreadCost } from '../transcript/index.js';
+import { dispatchCall, requiredCapOf, type DispatchContext, type ToolCall } from './dispatch.js';
+import { limitBeforeCall, limitError, type LimitHit } from './limits-check.js';
+import { resultText } from './result-text.js';
+import { publicCost, type ThreadResult } from './thread-result.js';
+import { mapInWindow } from './window.js';
+
+/** Consecutive capability denials that end a thread (THREADS.md §5). */
+export const MAX_CONSECUTIVE_DENIALS = 5;
+/** Tool calls of one message run at most this many at once (THREADS.md §2). */
+export const TOOL_CONCURRENCY = 4;
+
+export interface RunThreadInput {
+  /** The project root: the thread lives under `<root>/.ai/threads/`. */
+  readonly projectRoot: string;
+  /** The operator's context (spaces, env); the thread's own authority replaces its authority. */
+  readonly ops: OperationContext;
+  /** The admitted plan; its model must be resolved. */
+  readonly plan: DirectivePlan;
+  /** From the same verified directive as the plan; undefined when it declares no outputs. */
+  readonly returnSchema: ReturnSchema | undefined;
+  readonly client: ProviderClient;
+  /** The user key: signs thread.json and the checkpoints. */
+  readonly signer: Signer;
+  readonly clock?: Clock;
+  /** A ledger other than registry.db's (benchmarks use the memory store). */
+  readonly budget?: BudgetStore;
+  readonly retryPolicy?: Partial<RetryPolicy>;
+  /** Progress lines for a terminal (turns, calls and outcomes, running cost). */
+  readonly onProgress?: (line: string) => void;
+}
+
+/** Why the loop stopped. */
+export type Ending =
+  | { status: 'completed' | 'failed'; outputs?: Record<string, unknown>; summary?: string }
+  | { status: 'error' | 'budget_denied'; error: RyeError; limit?: LimitHit };
+
+export interface RunState {
+  readonly threadId: string;
+  readonly clock: Clock;
+  readonly pricing: ModelPricing;
+  readonly registry: RegistryDb;
+  readonly budget: BudgetStore;
+  record: ThreadRecord;
+  readonly writer: TranscriptWriter;
+  /** Continue a rebuilt thread instead of starting one (THREADS.md §10 step 9). */
+  readonly resume?: ResumePoint;
+}
+
+/** Where a resumed thread picks up: its rebuilt conversation and totals, and the new message. */
+export interface ResumePoint {
+  readonly messages: readonly Message[];
+  readonly cost: ThreadCost;
+  readonly message: string;
+  /** The first turn number no attempt key used yet (keys are unique forever). */
+  readonly nextTurnKey: number;
+}
+
+/** One thread's loop: the state the steps share. */
+export class ThreadRun implements RunState {
+  readonly threadId: string;
+  readonly clock: Clock;
+  readonly pricing: ModelPricing;
+  readonly registry: RegistryDb;
+  readonly budget: BudgetStore;
+  record: ThreadRecord;
+  readonly writer: TranscriptWriter;
+  readonly #input: RunThreadInput;
+  readonly #dispatch: DispatchContext;
+  readonly #abort = new AbortController();
+  readonly #startedMs: number;
+  readonly #deadline: number | undefined;
+  #cost: ThreadCost = { ...ZERO_COST };
+  #messages: Message[] = [];
+  #denials = 0;
+  #reminded = false;
+  #turnKey = 0;
+  #bodyBytes = 0;
+  #bodyDigest = '';
+  readonly #resume: ResumePoint | undefined;
+
+  constructor(input: RunThreadInput, state: RunState) {
+    this.threadId = state.threadId;
+    this.clock = state.clock;
+    this.pricing = state.pricing;
+    this.registry = state.registry;
+    this.budget = state.budget;
+    this.record = state.record;
+    this.writer = state.writer;
+    this.#input = input;
+    this.#resume = state.resume;
+    this.#startedMs = state.clock.now();
+    const duration = input.plan.limits.duration_seconds;
+    this.#deadline = duration === 0 ? undefined : this.#startedMs + duration * 1000;
+    const caps = compileCaps(input.plan.capabilities.map((c) => parseCapability(c)));
+    this.#dispatch = {
+      ops: { ...input.ops, authority: authorityOf(caps, 'thread'), signal: this.#abort.signal },
+      offered: new Set(input.plan.tools.map((t) => t.name)),
+      returnSchema: input.returnSchema,
+    };
+  }
+
+  async run(paths: ReturnType<typeof threadPaths>): Promise<ThreadResult> {
+    const timer =
+      this.#deadline === undefined
+        ? undefined
+        : setTimeout(() => this.#abort.abort(limitErrorAt(this)), this.#deadline - this.#startedMs);
+    timer?.unref();
+    let ending: Ending;
+    try {
+      if (this.#resume === undefined) this.#start();
+      else this.#continue(this.#resume);
+      ending = await this.#loop();
+    } catch (error) {
+      if (!isRyeError(error)) {
+        await this.#finalize(paths, {
+          status: 'error',
+          error: new RyeError('INTERNAL_ERROR', `The thread runner failed: ${String(error)}`, {}),
+        }).catch(() => undefined);
+        throw error;
+      }
+      ending = { status: 'error', error };
+    } finally {
+      if (timer !== undefined) clearTimeout(timer);
+    }
+    return this.#finalize(paths, ending);
+  }
+
+  #start(): void {
+    const { plan } = this.#input;
+    this.writer.append('thread_created', {
+      directive: {
+        id: plan.directive.id,
+        content_sha256: plan.directive.content_sha256,
+        coverage: 'full',
+      },
+      inputs: plan.inputs,
+      parent: null,
+      tree: this.threadId,
+      depth: 0,
+      caps: plan.capabilities,
+      caps_dropped: plan.caps_dropped,
+      token: null,
+      limits: { ...plan.limits },
+      model: plan.model,
+      hooks_admitted: [],
+    });
+    this.writer.append('system_prompt', { text: plan.system_prompt });
+    this.writer.append('cognition_in', { content: plan.first_message });
+    this.#foldRequestHead();
+    this.#pushMessage({ role: 'user', content: [{ type: 'text', text: plan.first_message }] });
+    this.#progress(
+      `thread ${this.threadId} started (${plan.model?.provider}/${plan.model?.model} at ${plan.model?.host})`,
+    );
+  }
+
+  #continue(resume: ResumePoint): void {
+    this.#cost = { ...resume.cost };
+    this.#turnKey = resume.nextTurnKey;
+    this.#messages = [...resume.messages];
+    this.writer.append('cognition_in', { content: resume.message });
+    const last = this.#messages.at(-1);
+    const text = { type: 'text' as const, text: resume.message };
+    // Same-role neighbours merge, as the rebuild merges them.
+    if (last?.role === 'user')
+      this.#messages[this.#messages.length - 1] = {
+        role: 'user',
+        content: [...last.content, text],
+      };
+    else this.#messages.push({ role: 'user', content: [text] });
+    this.#foldRequestHead();
+    for (const message of this.#messages) this.#fold(message);
+    this.#progress(`thread ${this.threadId} resumed at turn ${this.#cost.turns + 1}`);
+  }
+
+  /**
+   * The request's size and digest are kept as the conversation grows, so a
+   * turn serializes and hashes only what is new (a whole-body hash per turn
+   * made the harness quadratic in the conversation). The digest chains:
+   * `d(n) = sha256(d(n-1) "\n" JSON(message n))`, from the model, system
+   * prompt and tools; the size is the JSON bytes of all of them, which bounds
+   * the input tokens as the body would (THREADS.md §6).
+   */
+  #foldRequestHead(): void {
+    const { plan } = this.#input;
+    const head = JSON.stringify({
+      model: plan.model?.model,
+      system: plan.system_prompt,
+      tools: plan.tools,
+    });
+    this.#bodyBytes = Buffer.byteLength(head, 'utf8');
+    this.#bodyDigest = sha256Hex(head);
+  }
+
+  #fold(message: Message): void {
+    const json = JSON.stringify(message);
+    this.#bodyBytes += Buffer.byteLength(json, 'utf8') + 1;
+    this.#bodyDigest = sha256Hex(`${this.#bodyDigest}\n${json}`);
+  }
+
+  #pushMessage(message: Message): void {
+    this.#messages.push(message);
+    this.#fold(message);
+  }
+
+  async #loop(): Promise<Ending> {
+    for (;;) {
+      const hit = limitBeforeCall(
+        this.#input.plan.limits,
+        this.#cost,
+        this.#startedMs,
+        this.clock.now(),
+      );
+      if (hit !== null) return this.#limit(hit);
+      let response: ProviderResponse;
+      try {
+        response = await this.#callProvider();
+      } catch (error) {
+        if (!isRyeError(error)) throw error;
+        if (error.code === 'BUDGET_DENIED') return { status: 'budget_denied', error };
+        if (error.code === 'THREAD_LIMIT_EXCEEDED') return { status: 'error', error };
+        if (this.#deadlinePassed()) return this.#limit(this.#durationHit());
+        return { status: 'error', error };
+      }
+      const calls = response.content.filter(
+        (p): p is Extract<ContentPart, { type: 'tool_call' }> => p.type === 'tool_call',
+      );
+      const ending = calls.length === 0 ? this.#noCalls(response) : await this.#dispatchAll(calls);
+      this.#checkpoint();
+      if (ending !== null) return ending;
+    }
+  }
+
+  /** Reserving → CallingProvider → Settling, with bounded retries (THREADS.md §5, §6). */
+  async #callProvider(): Promise<ProviderResponse> {
+    const { plan } = this.#input;
+    const model = plan.model!;
+    const turn = this.#turnKey++;
+    const request = {
+      model: model.model,
+      system: plan.system_prompt,
+      messages: this.#messages,
+      tools: plan.tools,
+      max_tokens: model.output_limit,
+    };
+    const bodyBytes = this.#bodyBytes;
+    const requestSha256 = this.#bodyDigest;
+    const response = await withProviderRetries(
+      async (attempt) => {
+        const key = attemptKeyOf(this.threadId, turn, attempt);
+        const balances = await this.budget.balances(this.threadId);
+        const cap = planOutputCap({
+          bound: {
+            contextWindow: model.context_window,
+            requestBodyBytes: bodyBytes,
+            hasNonTextParts: false,
+          },
+          outputLimit: model.output_limit,
+          pricing: this.pricing,
+          headroom: headroomOf(balances),
+        });
+        if (!cap.ok) {
+          this.writer.append('budget', { op: 'deny', attempt_id: key, accounts: [], nanos: 0 });
+          throw new RyeError(
+            'BUDGET_DENIED',
+            `Cannot afford the ${cap.floorTokens}-token output floor: the spend left covers ${Math.max(0, cap.affordableTokens)} output tokens after the input bound`,
+            {
+              attempt: key,
+              affordable_tokens: Math.max(0, cap.affordableTokens),
+              floor_tokens: cap.floorTokens,
+            },
+          );
+        }
+        const worst = cap.worstNanos;
+        const reserved = await this.budget.reserve({
+          attemptKey: key,
+          threadId: this.threadId,
+          requestSha256,
+          worstNanos: worst,
+        });
+        if (!reserved.granted) {
+          this.writer.append('budget', {
+            op: 'deny',
+            attempt_id: key,
+            accounts: [reserved.accountId],
+            nanos: worst,
+          });
+          assertGranted(reserved);
+          throw new Error('unreachable: assertGranted throws on a denial');
+        }
+        this.writer.append('budget', {
+          op: 'reserve',
+          attempt_id: key,
+          accounts: reserved.accounts,
+          nanos: worst,
+        });
+        await this.budget.markIssued(key);
+        this.writer.append('budget', {
+          op: 'issue',
+          attempt_id: key,
+          accounts: reserved.accounts,
+          nanos: worst,
+        });
+        let answer: ProviderResponse;
+        try {
+          answer = await this.#input.client.send(
+            { ...request, max_tokens: cap.maxTokens },
+            {
+              signal: this.#abort.signal,
+              ...(this.#deadline === undefined ? {} : { deadline: this.#deadline }),
+              now: () => this.clock.now(),
+            },
+          );
+        } catch (error) {
+          const released = await this.budget.release(key, isRyeError(error) ? error.code : 'error');
+          this.#charge(released.committedNanos, null);
+          this.writer.append('budget', {
+            op: 'release',
+            attempt_id: key,
+            accounts: released.accounts,
+            nanos: released.committedNanos,
+            basis: released.basis,
+            state: released.state,
+          });
+          throw error;
+        }
+        const charge =
+          answer.usage === undefined ? null : chargeForUsage(answer.usage, this.pricing);
+        const settled = await this.budget.settle(key, charge);
+        this.writer.append('budget', {
+          op: 'settle',
+          attempt_id: key,
+          accounts: settled.accounts,
+          nanos: settled.committedNanos,
+          basis: settled.basis,
+          state: settled.state,
+        });
+        this.#charge(settled.committedNanos, charge === null ? null : (answer.usage ?? null));
+        assertWithinBound(settled);
+        this.writer.append('cognition_out', {
+          content: answer.content.map(outPart),
+          stop_reason: answer.stop_reason,
+          usage: answer.usage ?? null,
+          cost_nanos: settled.committedNanos,
+          provider_msg_id: answer.provider_msg_id,
+        });
+        return answer;
+      },
+      {
+        ...(this.#input.retryPolicy === undefined
+          ? {}
+          : { policy: { ...DEFAULT_RETRY_POLICY, ...this.#input.retryPolicy } }),
+        signal: this.#abort.signal,
+        beforeAttempt: (n) => {
+          if (n === 1) return;
+          const hit = limitBeforeCall(
+            this.#input.plan.limits,
+            this.#cost,
+            this.#startedMs,
+            this.clock.now(),
+          );
+          if (hit !== null) throw limitError(hit);
+        },
+        onRetry: ({ attempt, delayMs, error }) =>
+          this.#progress(
+            `  provider ${error.code} on attempt ${attempt}; retrying in ${delayMs} ms`,
+          ),
+      },
+    );
+    this.#cost = { ...this.#cost, turns: this.#cost.turns + 1 };
+    this.#pushMessage({ role: 'assistant', content: response.content });
+    this.#progress(
+      `turn ${this.#cost.turns}: ${response.stop_reason}, ${this.#cost.tokens_in} in / ${this.#cost.tokens_out} out, $${publicCost(this.#cost).spend_usd}`,
+    );
+    return response;
+  }
+
+  #charge(nanos: number, usage: { in: number; out: number } | null): void {
+    this.#cost = {
+      ...this.#cost,
+      spend_nanos: this.#cost.spend_nanos + nanos,
+      tokens_in: this.#cost.tokens_in + (usage?.in ?? 0),
+      tokens_out: this.#cost.tokens_out + (usage?.out ?? 0),
+    };
+  }
+
+  /** A turn without tool calls: done, or one reminder to return (THREADS.md §2 "ending"). */
+  #noCalls(response: ProviderResponse): Ending | null {
+    const text = response.content
+      .filter((p): p is Extract<ContentPart, { type: 'text' }> => p.type === 'text')
+      .map((p) => p.text)
+      .join('\n');
+    if (this.#input.returnSchema === undefined)
+      return { status: 'completed', ...(text === '' ? {} : { summary: text }) };
+    if (this.#reminded)
+      return {
+        status: 'error',
+        error: new RyeError(
+          'THREAD_NO_RETURN',
+          `Cannot complete directive ${this.#input.plan.directive.id}: the model stopped without calling directive_return`,
+          {},
+        ),
+      };
+    this.#reminded = true;
+    const reminder =
+      'You have not returned. Call directive_return with the declared outputs to finish this directive.';
+    this.writer.append('cognition_in', { content: reminder });
+    this.#pushMessage({ role: 'user', content: [{ type: 'text', text: reminder }] });
+    return null;
+  }
+
+  /** Dispatching: every call gets exactly one result, in call order. */
+  async #dispatchAll(calls: readonly ToolCall[]): Promise<Ending | null> {
+    const { limits } = this.#input.plan;
+    const serial = calls.some((c) => c.name === 'directive_return');
+    let overLimit: LimitHit | null = null;
+    const outcomes = await mapInWindow(calls, serial ? 1 : TOOL_CONCURRENCY, async (call) => {
+      const required = requiredCapOf(call.name, call.input);
+      this.writer.append('tool_call_start', {
+        call_id: call.id,
+        name: call.name,
+        input: call.input,
+        required_cap: required,
+      });
+      const attempts = this.#cost.tool_calls + 1;
+      this.#cost = { ...this.#cost, tool_calls: attempts };
+      if (limits.tool_calls !== 0 && attempts > limits.tool_calls) {
+        overLimit = { limit: 'tool_calls', current: attempts, max: limits.tool_calls };
+        const error = limitError(overLimit);
+        return {
+          result: { status: 'error' as const, error: { code: error.code, message: error.message } },
+          denied: false,
+        };
+      }
+      const outcome = await dispatchCall(call, this.#dispatch);
+      if (outcome.denied)
+        this.writer.append('capability_denied', {
+          call_id: call.id,
+          required: required ?? call.name,
+        });
+      return outcome;
+    });
+    const parts: ContentPart[] = [];
+    let returned: Record<string, unknown> | undefined;
+    for (const [i, outcome] of outcomes.entries()) {
+      const call = calls[i] as ToolCall;
+      const ok = outcome.result.status === 'success';
+      const shown = resultText(outcome.result);
+      this.writer.append('tool_call_result', {
+        call_id: call.id,
+        ok,
+        ...(outcome.result.status === 'success'
+          ? { output: outcome.result.data }
+          : { error: outcome.result.error }),
+        bytes: shown.bytes,
+        truncated: shown.truncated,
+      });
+      parts.push({ type: 'tool_result', call_id: call.id, ok, content: shown.text });
+      this.#denials = outcome.denied ? this.#denials + 1 : 0;
+      if (outcome.returned !== undefined) returned = { ...outcome.returned };
+      this.#progress(
+        `  ${call.name} ${describeTarget(call.input)} → ${ok ? 'ok' : outcome.result.status === 'error' ? outcome.result.error.code : ''}`,
+      );
+      if (this.#denials >= MAX_CONSECUTIVE_DENIALS) break;
+    }
+    // Every call is answered, even those after a stop, so the conversation stays resumable.
+    for (const call of calls.slice(parts.length)) {
+      const text = JSON.stringify({
+        status: 'error',
+        error: { code: 'THREAD_DENIED_REPEATEDLY', message: 'not run: the thread stopped' },
+      });
+      this.writer.append('tool_call_result', {
+        call_id: call.id,
+        ok: false,
+        error: { code: 'THREAD_DENIED_REPEATEDLY', message: 'not run: the thread stopped' },
+        bytes: text.length,
+        truncated: false,
+      });
+      parts.push({ type: 'tool_result', call_id: call.id, ok: false, content: text });
+    }
+    this.#pushMessage({ role: 'user', content: parts });
+    if (this.#denials >= MAX_CONSECUTIVE_DENIALS)
+      return {
+        status: 'error',
+        error: new RyeError(
+          'THREAD_DENIED_REPEATEDLY',
+          `Cannot continue the thread: ${this.#denials} calls in a row were outside its capabilities`,
+          { denials: this.#denials },
+        ),
+      };
+    if (overLimit !== null) return this.#limit(overLimit);
+    if (returned !== undefined) {
+      const outcome = returned['outcome'] === 'failure' ? 'failure' : 'success';
+      const template = this.#input.returnSchema?.templates[outcome];
+      const summary =
+        template === undefined
+          ? undefined
+          : renderSummary(template, {
+              inputs: this.#input.plan.inputs,
+              outputs: returned,
+              thread_id: this.threadId,
+            });
+      return {
+        status: outcome === 'failure' ? 'failed' : 'completed',
+        outputs: returned,
+        ...(summary === undefined ? {} : { summary }),
+      };
+    }
+    return null;
+  }
+
+  #limit(hit: LimitHit): Ending {
+    this.writer.append('limit_hit', { limit: hit.limit, current: hit.current, max: hit.max });
+    return { status: 'error', error: limitError(hit), limit: hit };
+  }
+
+  #deadlinePassed(): boolean {
+    return this.#deadline !== undefined && this.clock.now() >= this.#deadline;
+  }
+
+  #durationHit(): LimitHit {
+    const max = this.#input.plan.limits.duration_seconds;
+    return {
+      limit: 'duration_seconds',
+      current: Math.floor((this.clock.now() - this.#startedMs) / 1000),
+      max,
+    };
+  }
+
+  #checkpoint(): void {
+    this.writer.checkpoint(this.#input.signer);
+  }
+
+  /** Finalizing: the terminal event, its checkpoint, the record, the index, the ledger. */
+  async #finalize(paths: ReturnType<typeof threadPaths>, ending: Ending): Promise<ThreadResult> {
+    const status: ThreadStatus = ending.status;
+    const error: ErrorInfo | undefined =
+      'error' in ending
+        ? { code: ending.error.code, message: ending.error.message, details: ending.error.details }
+        : undefined;
+    const outputs = 'outputs' in ending ? ending.outputs : undefined;
+    const summary = 'summary' in ending ? ending.summary : undefined;
+    this.writer.append(`thread_${status}` as 'thread_completed', {
+      ...(outputs === undefined ? {} : { outputs }),
+      ...(summary === undefined ? {} : { summary }),
+      ...(error === undefined ? {} : { error }),
+      cost: this.#cost,
+    });
+    this.#checkpoint();
+    this.record = {
+      ...this.record,
+      status,
+      updated_at: new Date(this.clock.now()).toISOString(),
+      cost: { ...this.#cost },
+      ...(outputs === undefined ? {} : { outputs }),
+      ...(error === undefined ? {} : { error }),
+    };
+    await writeThreadRecord(paths, this.record, this.#input.signer, new Date(this.clock.now()));
+    this.registry.setCost(this.threadId, this.#cost);
+    this.registry.setStatus(this.threadId, status);
+    this.#progress(
+      `thread ${this.threadId} ${status}${error === undefined ? '' : ` (${error.code}: ${error.message})`}; ${this.#cost.turns} turns, $${publicCost(this.#cost).spend_usd}`,
+    );
+    return {
+      ok: status === 'completed',
+      status,
+      thread_id: this.threadId,
+      ...(outputs === undefined ? {} : { outputs }),
+      ...(summary === undefined ? {} : { summary }),
+      ...(error === undefined ? {} : { error }),
+      cost: publicCost(this.#cost),
+    };
+  }
+
+  #progress(line: string): void {
+    this.#input.onProgress?.(line);
+  }
+}
+
+function limitErrorAt(run: ThreadRun): RyeError {
+  return new RyeError(
+    'THREAD_LIMIT_EXCEEDED',
+    `Cannot continue thread ${run.threadId}: its deadline passed`,
+    {
+      limit: 'duration_seconds',
+    },
+  );
+}
+
+function outPart(
+  part: ContentPart,
+):
+  { type: 'text'; text: string } | { type: 'tool_call'; id: string; name: string; input: unknown } {
+  if (part.type === 'tool_call')
+    return { type: 'tool_call', id: part.id, name: part.name, input: part.input };
+  return { type: 'text', text: part.type === 'text' ? part.text : part.content };
+}
+
+function describeTarget(input: unknown): string {
+  if (typeof input !== 'object' || input === null) return '';
+  const { item_type: t, item_id: id, query } = input as Record<string, unknown>;
+  const target = typeof id === 'string' ? id : typeof query === 'string' ? `"${query}"` : '';
+  return `${typeof t === 'string' ? t : ''} ${target.slice(0, 80)}`.trim();
+}

@@ -1,0 +1,45 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { readSigner } from '../../../src/integrity/index.js';
+import { keyDir } from '../../../src/items/index.js';
+import { operatorAuthority } from '../../../src/threads/capabilities/index.js';
+import { runThread } from '../../../src/threads/loop/index.js';
+import { planDirectiveOperation } from '../../../src/threads/ops/index.js';
+import { createProviderClient, selectProvider } from '../../../src/threads/providers/index.js';
+import { isRyeError } from '../../../src/errors/index.js';
+import { threadProject, type ThreadProject } from './fixtures.js';
+
+let open: ThreadProject | undefined;
+afterEach(async () => {
+  await open?.server.close();
+  open = undefined;
+});
+
+describe('runThread()', () => {
+  it('refuses an unpriced model under a finite spend limit before any request or write (BUDGET_UNPRICED_MODEL)', async () => {
+    const p = (open = await threadProject([{ turns: [{ text: 'never sent' }] }]));
+    const ops = { spaces: p.spaces, env: p.env, authority: operatorAuthority() };
+    const plan = await planDirectiveOperation(ops, 'demo/summarise', { topic: 'x' });
+    expect(plan.model).not.toBeNull();
+    const selection = await selectProvider(
+      p.spaces,
+      { provider: 'anthropic', id: plan.model?.model },
+      { env: p.env },
+    );
+    // Descriptors must price every model; a plan can still reach the runner without prices
+    // (another caller, a future descriptor field), and the runner checks again.
+    const unpriced = { ...plan, model: { ...plan.model!, pricing: {} as never } };
+    const error = await runThread({
+      projectRoot: p.project,
+      ops,
+      plan: unpriced,
+      returnSchema: undefined,
+      client: createProviderClient(selection, { env: p.env }),
+      signer: await readSigner(keyDir(p.spaces)),
+    }).catch((e: unknown) => e);
+    expect(isRyeError(error, 'BUDGET_UNPRICED_MODEL')).toBe(true);
+    expect(p.server.requests.length).toBe(0);
+    expect(existsSync(join(p.project, '.ai', 'threads'))).toBe(false);
+  });
+});
