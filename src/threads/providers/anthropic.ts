@@ -14,13 +14,12 @@ import Anthropic, {
   APIError,
   APIUserAbortError,
 } from '@anthropic-ai/sdk';
-import { isRyeError } from '../../errors/index.js';
 import { AnthropicStreamFold } from './anthropic-stream.js';
 import { toAnthropicBody } from './anthropic-wire.js';
 import { STDERR_LOGGER, type ClientConfig } from './client-config.js';
-import { responseInvalid } from './normalise.js';
-import { classifyFailure, errorText, type WireFailure } from './provider-errors.js';
-import { DEFAULT_TIMEOUT_MS, guardRequest } from './request-guard.js';
+import { errorText, type WireFailure } from './provider-errors.js';
+import { DEFAULT_TIMEOUT_MS } from './request-guard.js';
+import { sendStreamed } from './streamed-send.js';
 import type { ProviderClient, ProviderRequest, ProviderResponse, SendOptions } from './types.js';
 
 /** Build the adapter for one resolved endpoint and key. */
@@ -50,28 +49,13 @@ async function send(
   request: ProviderRequest,
   options: SendOptions,
 ): Promise<ProviderResponse> {
-  const guard = guardRequest(provider, options);
-  const fold = new AnthropicStreamFold(provider, options.onProgress);
-  try {
-    const stream = await sdk.messages.create(toAnthropicBody(request), {
-      signal: guard.signal,
-      timeout: guard.timeoutMs,
-      maxRetries: 0,
-    });
-    for await (const event of stream) fold.add(event);
-    // The SDK ends a stream quietly when it is aborted: say why it stopped short.
-    if (!fold.finished && (guard.callerAborted() || guard.deadlinePassed()))
-      throw classifyFailure(provider, { kind: 'abort', message: 'aborted' }, guard.cause());
-    return fold.result();
-  } catch (error) {
-    if (isRyeError(error)) throw error;
-    // An SSE event whose data is not JSON: the response broke its format.
-    if (error instanceof SyntaxError) throw responseInvalid(provider, 'a stream event is not JSON');
-    const now = (options.now ?? Date.now)();
-    throw classifyFailure(provider, wireFailure(error), guard.cause(), now);
-  } finally {
-    guard.dispose();
-  }
+  return sendStreamed(
+    provider,
+    options,
+    new AnthropicStreamFold(provider, options.onProgress),
+    (requestOptions) => sdk.messages.create(toAnthropicBody(request), requestOptions),
+    wireFailure,
+  );
 }
 
 /** What an SDK or network error says, in the shared shape. */

@@ -13,13 +13,12 @@ import OpenAI, {
   APIError,
   APIUserAbortError,
 } from 'openai';
-import { isRyeError } from '../../errors/index.js';
 import { STDERR_LOGGER, type ClientConfig } from './client-config.js';
-import { responseInvalid } from './normalise.js';
 import { OpenAIStreamFold } from './openai-stream.js';
 import { toOpenAIBody } from './openai-wire.js';
-import { classifyFailure, errorText, type WireFailure } from './provider-errors.js';
-import { DEFAULT_TIMEOUT_MS, guardRequest } from './request-guard.js';
+import { errorText, type WireFailure } from './provider-errors.js';
+import { DEFAULT_TIMEOUT_MS } from './request-guard.js';
+import { sendStreamed } from './streamed-send.js';
 import type { ProviderClient, ProviderRequest, ProviderResponse, SendOptions } from './types.js';
 
 /** Build the adapter for one resolved endpoint and key. */
@@ -51,28 +50,13 @@ async function send(
   request: ProviderRequest,
   options: SendOptions,
 ): Promise<ProviderResponse> {
-  const guard = guardRequest(provider, options);
-  const fold = new OpenAIStreamFold(provider, options.onProgress);
-  try {
-    const stream = await sdk.chat.completions.create(toOpenAIBody(request, field), {
-      signal: guard.signal,
-      timeout: guard.timeoutMs,
-      maxRetries: 0,
-    });
-    for await (const chunk of stream) fold.add(chunk);
-    // The SDK ends a stream quietly when it is aborted: say why it stopped short.
-    if (!fold.finished && (guard.callerAborted() || guard.deadlinePassed()))
-      throw classifyFailure(provider, { kind: 'abort', message: 'aborted' }, guard.cause());
-    return fold.result();
-  } catch (error) {
-    if (isRyeError(error)) throw error;
-    // A stream chunk whose data is not JSON: the response broke its format.
-    if (error instanceof SyntaxError) throw responseInvalid(provider, 'a stream chunk is not JSON');
-    const now = (options.now ?? Date.now)();
-    throw classifyFailure(provider, wireFailure(error), guard.cause(), now);
-  } finally {
-    guard.dispose();
-  }
+  return sendStreamed(
+    provider,
+    options,
+    new OpenAIStreamFold(provider, options.onProgress),
+    (requestOptions) => sdk.chat.completions.create(toOpenAIBody(request, field), requestOptions),
+    wireFailure,
+  );
 }
 
 /** What an SDK or network error says, in the shared shape. */
