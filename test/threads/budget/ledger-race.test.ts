@@ -72,8 +72,10 @@ describe('the SQLite ledger shared by two processes', () => {
     expect(rootRow?.committedNanos).toBe(ra.committed + rb.committed);
     expect(rootRow?.committedNanos).toBeLessThanOrEqual(limit);
     expect(rootRow?.heldNanos).toBe(0);
-    // Both reached the ceiling: each was granted some and denied some.
-    expect(ra.granted > 0 && rb.granted > 0).toBe(true);
+    // The ceiling was reached: some reservations were granted and some denied.
+    // (Which racer got how many is the scheduler's business, not an invariant:
+    // one may use the whole budget before the other's first attempt.)
+    expect(ra.granted + rb.granted).toBeGreaterThan(0);
     expect(ra.denied + rb.denied).toBeGreaterThan(0);
     expect(snapshot.attempts).toHaveLength(800);
     // The two really raced: their attempts span overlapping times.
