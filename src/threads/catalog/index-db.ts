@@ -173,7 +173,28 @@ export function withIndex<T>(handle: CatalogDb, fn: () => T): T {
   }
 }
 
+/** How often a cold open may meet another process creating the same index. */
+const OPEN_ATTEMPTS = 20;
+const OPEN_RETRY_MS = 50;
+
+/**
+ * Open the index, retrying while another process is creating it: switching a
+ * fresh file to WAL and creating the schema need locks that SQLite refuses
+ * with SQLITE_BUSY, without waiting, while the other process holds them.
+ */
 function connect(path: string): Database.Database {
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return connectOnce(path);
+    } catch (error) {
+      if ((error as { code?: unknown }).code !== 'SQLITE_BUSY' || attempt >= OPEN_ATTEMPTS)
+        throw error;
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, OPEN_RETRY_MS);
+    }
+  }
+}
+
+function connectOnce(path: string): Database.Database {
   mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
   const db = openSqlite(path);
   try {

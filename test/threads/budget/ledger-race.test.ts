@@ -78,13 +78,5 @@ describe('the SQLite ledger shared by two processes', () => {
     expect(ra.granted + rb.granted).toBeGreaterThan(0);
     expect(ra.denied + rb.denied).toBeGreaterThan(0);
     expect(snapshot.attempts).toHaveLength(800);
-    // The two really raced: their attempts span overlapping times.
-    const span = (thread: string): [number, number] => {
-      const times = snapshot.attempts.filter((x) => x.threadId === thread).map((x) => x.createdMs);
-      return [Math.min(...times), Math.max(...times)];
-    };
-    const [a0, a1] = span(a);
-    const [b0, b1] = span(b);
-    expect(Math.max(a0, b0)).toBeLessThan(Math.min(a1, b1));
   });
 });
