@@ -4,7 +4,7 @@ import { readPublicKeyFile } from '../integrity/index.js';
 import { keyDir, type DirectiveProgram, type Spaces } from '../items/index.js';
 import {
   audienceOf,
-  capsFromDirective,
+  capsOfPermissions,
   narrowAuthority,
   operatorAuthority,
   verifyToken,
@@ -86,11 +86,7 @@ async function directiveCeiling(
     { item_type: 'directive', item_id: directiveId },
   );
   const program = loaded.metadata['program'] as DirectiveProgram;
-  const caps = capsFromDirective({
-    permissions: program.permissions.entries,
-    everything: program.permissions.everything,
-    acknowledgeUnrestricted: program.permissions.acknowledgeUnrestricted,
-  }).set;
+  const caps = capsOfPermissions(program.permissions).set;
   return { caps, origin: `directive ${directiveId} (${loaded.space} space, ${loaded.path})` };
 }
 

@@ -2,7 +2,7 @@ import type { DirectiveLimits, DirectiveProgram } from '../../items/index.js';
 import type { ToolDefinition } from '../conversation/index.js';
 import {
   capStrings,
-  capsFromDirective,
+  capsOfPermissions,
   formatCapability,
   intersectCaps,
   type Authority,
@@ -81,11 +81,7 @@ export function planThread(input: PlanInput): ThreadPlan {
   const { directive, authority } = input;
   const program = directive.program;
   const inputs = resolveInputs(program.inputs, input.inputs, directive.id);
-  const declared = capsFromDirective({
-    permissions: program.permissions.entries,
-    everything: program.permissions.everything,
-    acknowledgeUnrestricted: program.permissions.acknowledgeUnrestricted,
-  });
+  const declared = capsOfPermissions(program.permissions);
   const admitted = intersectCaps(authority.caps, declared.set);
   const dropped = uniqueStrings([...declared.dropped, ...admitted.dropped]);
   const returnSchema = returnSchemaOf(program);

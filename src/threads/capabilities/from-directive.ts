@@ -102,3 +102,22 @@ function grantProblem(permission: RawPermission): string | undefined {
   const as = `${CAPABILITY_PREFIX}${permission.verb}.${permission.type}.${patternOfValue(value)}`;
   return `"${shown(value)}" (as ${shown(as)}) is refused: ${why}`;
 }
+
+/**
+ * A parsed directive's `<permissions>` (items' DirectivePermissionList) as
+ * capabilities: the one conversion admission, the orchestrator lint and MCP
+ * ceilings share.
+ *
+ * @throws RyeError CAPABILITY_INVALID, as capsFromDirective
+ */
+export function capsOfPermissions(permissions: {
+  readonly entries: readonly RawPermission[];
+  readonly everything: boolean;
+  readonly acknowledgeUnrestricted: boolean;
+}): DeclaredCaps {
+  return capsFromDirective({
+    permissions: permissions.entries,
+    everything: permissions.everything,
+    acknowledgeUnrestricted: permissions.acknowledgeUnrestricted,
+  });
+}

@@ -22,7 +22,7 @@ export {
 export type { CapVerb, Capability } from './capability.js';
 export { MAX_CAPS_TEXT, parseCapsOption } from './caps-option.js';
 export type { CapsOption } from './caps-option.js';
-export { capsFromDirective, patternOfValue } from './from-directive.js';
+export { capsFromDirective, capsOfPermissions, patternOfValue } from './from-directive.js';
 export type { DeclaredCaps, RawPermission, RawPermissions } from './from-directive.js';
 export { newHolderKey } from './holder-key.js';
 export type { HolderKey } from './holder-key.js';

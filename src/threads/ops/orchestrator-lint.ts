@@ -2,7 +2,7 @@ import type { DirectiveMetadata, DirectiveProgram, Spaces } from '../../items/in
 import { readItemMetadata, type ResolvedItem } from '../../items/index.js';
 import {
   allowed,
-  capsFromDirective,
+  capsOfPermissions,
   formatCapability,
   intersectCaps,
 } from '../capabilities/index.js';
@@ -48,11 +48,7 @@ export async function lintOrchestrator(
     ...program.hooks.filter((h) => h.action.kind === 'directive').map((h) => h.action.itemId),
   ].filter((t) => t !== '');
   if (templates.length === 0) return [];
-  const parent = capsFromDirective({
-    permissions: program.permissions.entries,
-    everything: program.permissions.everything,
-    acknowledgeUnrestricted: program.permissions.acknowledgeUnrestricted,
-  });
+  const parent = capsOfPermissions(program.permissions);
   const directives = enumerateItemFiles(spaces).filter((f) => f.itemType === 'directive');
   const matchers = templates.map(templateMatcher);
   const seen = new Set<string>();
@@ -63,11 +59,7 @@ export async function lintOrchestrator(
     seen.add(file.itemId);
     const child = await childProgram(file);
     if (child === undefined) continue;
-    const declared = capsFromDirective({
-      permissions: child.permissions.entries,
-      everything: child.permissions.everything,
-      acknowledgeUnrestricted: child.permissions.acknowledgeUnrestricted,
-    });
+    const declared = capsOfPermissions(child.permissions);
     const lost = intersectCaps(parent.set, declared.set).dropped.map(formatCapability);
     const canExecute = allowed(parent.set, 'execute', 'directive', file.itemId);
     if (lost.length === 0 && canExecute) continue;
