@@ -21,11 +21,7 @@ export function signCommand(io: CliIo, run: Runner): Command {
           const ctx = contextOf(options, io);
           const itemType = parseItemType(type);
           const space = parseSpaceName(options.space);
-          if (space === 'system') {
-            throw new RyeError('SPACE_READ_ONLY', 'Cannot sign in system space: it is read-only', {
-              space,
-            });
-          }
+          // The sign operation refuses system space (SPACE_READ_ONLY) before anything is read.
           const { signOperation } = await import('../../threads/ops/index.js');
           const { operationContext } = await import('../operation-context.js');
           const report = await signOperation(operationContext(ctx, options.caps), {
