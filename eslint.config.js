@@ -29,4 +29,13 @@ export default tseslint.config(
     files: ['scripts/**/*.mjs', 'bench/**/*.mjs', 'bin/**/*.js', '*.config.js'],
     languageOptions: { globals: globals.node },
   },
+  {
+    // The worked example's app: a Node server and scripts, and a browser client.
+    files: ['examples/**/*.js', 'examples/**/*.mjs'],
+    languageOptions: { globals: globals.node },
+  },
+  {
+    files: ['examples/**/client/**/*.js'],
+    languageOptions: { globals: globals.browser },
+  },
 );

@@ -9,6 +9,10 @@
 // - thread.e2e_ms: a 10-turn thread through the CLI (`rye execute directive`)
 //   against the scripted provider on loopback (bundled from test/support with
 //   esbuild), process start to exit; median of 3 (report).
+// - thread.cancel_notice_ms: from a cancel request recorded in registry.db (as
+//   `rye thread cancel` records it, on another handle) to the owner's runThread
+//   returning `cancelled`, sealed; the owner polls every 100 ms, so the goal is
+//   ≤ ~100 ms at the median (of 7).
 import { spawn } from 'node:child_process';
 import {
   closeSync,
@@ -26,6 +30,7 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import {
+  RyeError,
   ensureSelfTrusted,
   generateKeyFiles,
   keyDir,
@@ -37,6 +42,7 @@ import { memoryBudgetStore } from '../dist/src/threads/budget/index.js';
 import { operatorAuthority } from '../dist/src/threads/capabilities/index.js';
 import { returnSchemaOf } from '../dist/src/threads/directive/index.js';
 import { runThread } from '../dist/src/threads/loop/index.js';
+import { CancelRequests, RegistryDb, registryDbPath } from '../dist/src/threads/store/index.js';
 import { loadOperation, planDirectiveOperation } from '../dist/src/threads/ops/index.js';
 import { median, report } from './util.mjs';
 
@@ -76,7 +82,7 @@ const DIRECTIVE = `# Bench
 const NOTES =
   '```yaml\nname: style\ntitle: Style\nentry_type: reference\nversion: "1.0.0"\ncategory: notes\n```\n\nPrefer short answers.\n';
 
-async function benchProject(root) {
+export async function benchProject(root) {
   const project = join(root, 'project');
   const env = {
     ...process.env,
@@ -155,6 +161,53 @@ async function turnOverhead(p, budget) {
   const gaps = [];
   for (let i = 1; i + 1 < marks.length; i += 2) gaps.push(marks[i + 1] - marks[i]);
   return median(gaps.slice(10)); // after warm-up
+}
+
+/** A provider that never answers: its request ends only when the thread aborts it. */
+function stalledClient(started) {
+  return {
+    family: 'anthropic_messages',
+    send(_request, options) {
+      started();
+      return new Promise((_resolve, reject) => {
+        const abort = () =>
+          reject(new RyeError('PROVIDER_REQUEST_ABORTED', 'aborted', { reason: 'signal' }));
+        if (options.signal.aborted) abort();
+        else options.signal.addEventListener('abort', abort, { once: true });
+      });
+    },
+  };
+}
+
+async function cancelNotice(p) {
+  const ops = { spaces: p.spaces, env: p.env, authority: operatorAuthority() };
+  const plan = await planDirectiveOperation(ops, 'bench/bench_thread', { topic: 'x' });
+  const times = [];
+  // The stalled request holds no socket: keep the process up (the cancel watch is unref'd).
+  const keepAlive = setInterval(() => undefined, 1000);
+  for (let i = 0; i < 7; i += 1) {
+    let started;
+    const sent = new Promise((resolve) => (started = resolve));
+    const running = runThread({
+      projectRoot: p.project,
+      ops,
+      plan,
+      returnSchema: undefined,
+      client: stalledClient(() => started()),
+      signer: p.signer,
+    });
+    await sent;
+    const registry = RegistryDb.open(registryDbPath(p.project));
+    const [row] = registry.list({ status: 'running' });
+    const start = performance.now();
+    new CancelRequests(registry.db).request(row.threadId, 'bench', Date.now());
+    registry.close();
+    const result = await running;
+    times.push(performance.now() - start);
+    if (result.status !== 'cancelled') throw new Error(`bench cancel: ended ${result.status}`);
+  }
+  clearInterval(keepAlive);
+  return median(times);
 }
 
 async function bundleScriptedProvider(root) {
@@ -264,6 +317,11 @@ export async function run() {
       turns: TURNS,
       store: 'sqlite',
       ...sync,
+    });
+    report('thread.cancel_notice_ms', await cancelNotice(sqlite), 'ms', {
+      goal: 100,
+      poll_ms: 100,
+      runs: 7,
     });
     if (process.env.BENCH_SKIP_E2E !== '1')
       report('thread.e2e_ms', await e2e(root), 'ms', { turns: 10, runs: 3 });

@@ -28,5 +28,7 @@ await (await import('../bench/catalog.mjs')).run();
 await (await import('../bench/threads-store.mjs')).run();
 await (await import('../bench/plan.mjs')).run();
 await (await import('../bench/threads.mjs')).run();
+await (await import('../bench/example.mjs')).run();
+await (await import('../bench/orchestration.mjs')).run();
 await startup();
 await (await import('../bench/mcp.mjs')).run();

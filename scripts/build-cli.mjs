@@ -16,6 +16,9 @@
 //   already parsed, keyed by the SHA-256 of each body (see
 //   src/items/metadata/precompiled-yaml.ts): `rye execute` runs no YAML parser
 //   for them. Run after scripts/build-system.mjs, from its signed output.
+// - Imports through a domain's door go straight to the module behind it
+//   (scripts/cli-bundle-doors.mjs): a command loads the modules it uses, not
+//   every module behind each door it names.
 // - Third-party code copied into the bundle keeps its licence: every package
 //   the bundle holds has its licence text in dist/cli/THIRD-PARTY-LICENSES.txt.
 import { build } from 'esbuild';
@@ -24,6 +27,7 @@ import { extname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { isDeepStrictEqual } from 'node:util';
 import { bodyWithoutSignature } from '../dist/src/index.js';
+import { doorsToModules } from './cli-bundle-doors.mjs';
 import { metadataKey } from '../dist/src/items/metadata/precompiled-yaml.js';
 import { readToolYaml } from '../dist/src/items/metadata/tool-metadata.js';
 
@@ -54,9 +58,12 @@ const result = await build({
   define: { RYE_PRECOMPILED_YAML: JSON.stringify(JSON.stringify(precompiled)) },
   legalComments: 'none',
   metafile: true,
+  plugins: [doorsToModules(root)],
   logLevel: 'warning',
 });
 
+if (process.env.RYE_CLI_METAFILE)
+  writeFileSync(process.env.RYE_CLI_METAFILE, JSON.stringify(result.metafile));
 writeFileSync(join(outdir, 'THIRD-PARTY-LICENSES.txt'), licences(result.metafile));
 const files = Object.keys(result.metafile.outputs).length;
 console.log(

@@ -2,7 +2,7 @@
 // The quick-start demo: a throwaway project and user space, a fresh key, three
 // signed items, a verification, and a tampered file refused. Every step runs
 // the real `rye` binary, exactly as a user would.
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import {
   appendFileSync,
   mkdirSync,
@@ -15,6 +15,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startRegistry } from './registry-process.mjs';
+import { startDemoProvider, THREAD_DIRECTIVE, THREAD_SCRIPT } from './demo-thread.mjs';
 
 const bin = fileURLToPath(new URL('../bin/rye.js', import.meta.url));
 const root = mkdtempSync(join(tmpdir(), 'rye-demo-'));
@@ -42,6 +43,26 @@ function rye(args, expected = 0, as = { project, env }) {
     console.error(`demo: expected exit ${expected}, got ${run.status}`);
     process.exit(1);
   }
+  return run;
+}
+
+/** As rye(), without blocking the event loop: the scripted LLM server runs in this process. */
+async function ryeAsync(args, expected, as) {
+  console.log(`\n$ rye ${args.join(' ')}`);
+  const child = spawn(process.execPath, [bin, ...args, '--project', as.project], { env: as.env });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.setEncoding('utf8').on('data', (d) => (stdout += d));
+  child.stderr.setEncoding('utf8').on('data', (d) => (stderr += d));
+  const status = await new Promise((resolve) => child.on('close', resolve));
+  process.stdout.write(stderr.replace(/^/gm, '  '));
+  process.stdout.write(stdout.replace(/^/gm, '  '));
+  console.log(`  (exit ${status})`);
+  if (status !== expected) {
+    console.error(`demo: expected exit ${expected}, got ${status}`);
+    process.exit(1);
+  }
+  return { stdout };
 }
 
 function step(text) {
@@ -49,6 +70,7 @@ function step(text) {
 }
 
 let registry;
+let provider;
 try {
   console.log(`Demo project: ${project}`);
   write(
@@ -194,8 +216,29 @@ print(json.dumps({"success": True, "message": fmt.banner(params["name"])}))
   mkdirSync(carol.project);
   rye(['registry', 'pull-bundle', 'alice/demo/report'], 3, carol);
   console.log(`  files in Carol's project: ${readdirSync(carol.project).length}`);
-  console.log('\nDemo finished: every tampered file was refused.');
+
+  step('12. Run a directive as a thread: an LLM (a scripted server on loopback speaking the');
+  console.log("    Anthropic API) loads a knowledge entry, tries a tool outside the directive's");
+  console.log(
+    '    permissions (refused: the tool never runs), then returns; every call is checked',
+  );
+  write('.ai/directives/demo/summarise.md', THREAD_DIRECTIVE);
+  rye(['sign', 'directive', 'demo/summarise']);
+  provider = await startDemoProvider(root, THREAD_SCRIPT);
+  const llm = { ...env, ANTHROPIC_API_KEY: 'demo-key', ANTHROPIC_BASE_URL: provider.url };
+  const thread = await ryeAsync(
+    ['execute', 'directive', 'demo/summarise', '--inputs', '{"topic": "the demo project"}'],
+    0,
+    { project, env: llm },
+  );
+  const threadId = /thread (\S+): completed/.exec(thread.stdout)?.[1];
+  rye(['thread', 'show', threadId], 0, { project, env: llm });
+  rye(['thread', 'verify', threadId], 0, { project, env: llm });
+  console.log(
+    '\nDemo finished: every tampered file was refused, and the thread stayed inside its permissions.',
+  );
 } finally {
+  await provider?.close();
   await registry?.stop();
   rmSync(root, { recursive: true, force: true });
 }

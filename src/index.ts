@@ -221,3 +221,37 @@ export type { CheckpointMode, VerifyTranscriptOptions } from './threads/transcri
 // Issue 14 (the thread runner): run a directive as a thread; list, show and verify threads.
 export { listThreads, runThread, showThread, verifyThread } from './threads/loop/index.js';
 export type { RunThreadInput, ThreadResult, ThreadVerification } from './threads/loop/index.js';
+
+// Issue 15 (hooks and compaction): the seam that runs hook children, the live-window measure.
+export { windowTokens } from './threads/hooks/index.js';
+export type { HookChildResult, HookDirectiveRequest, HookHost } from './threads/hooks/index.js';
+// Issue 16 (MCP threads): root threads run or spawned detached, their shared answer, the
+// thread tools' registry, ceiling tokens minted, verified and revoked.
+export { runRootThread, spawnRootThread, threadAnswer } from './threads/root/index.js';
+export type { RootThreadOptions, SpawnRootOptions } from './threads/root/index.js';
+export { THREAD_TOOLS, THREAD_TOOL_PREFIX } from './threads/thread-tools/index.js';
+export type { ThreadToolHandler } from './threads/thread-tools/index.js';
+export {
+  mintCeilingToken,
+  parseTtl,
+  readRevocationList,
+  verifyCeilingToken,
+} from './threads/capabilities/index.js';
+export type { MintedCeiling } from './threads/capabilities/index.js';
+// Issue 14 (thread control across processes): cancel, wait for and tail threads.
+export {
+  cancelThread,
+  resumeThread,
+  tailTranscript,
+  waitThreads,
+  watchCancelRequests,
+} from './threads/loop/index.js';
+export type {
+  CancelOutcome,
+  CancelThreadInput,
+  ResumeThreadInput,
+  TailInput,
+  ThreadOutcome,
+  WaitResult,
+  WaitThreadsInput,
+} from './threads/loop/index.js';

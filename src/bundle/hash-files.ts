@@ -38,11 +38,19 @@ export const READ_CONCURRENCY = 32;
 /** Larger files are streamed (and are never items: items are capped at this size). */
 const STREAM_OVER_BYTES = MAX_ITEM_BYTES;
 const STREAM_CHUNK = 1024 * 1024;
-/** Read one file without following a final link; `bytes` is null when it was streamed. */
+/**
+ * Read one file without following a final link; `bytes` is null when it was
+ * streamed, or when the caller did not keep them (`keepBytes: false`).
+ */
 export interface ReadDigest {
   readonly sha256: string;
   readonly size: number;
   readonly bytes: Buffer | null;
+}
+
+/** Read options: `keepBytes: false` hashes from a reused buffer and returns no bytes. */
+export interface ReadDigestOptions {
+  readonly keepBytes?: boolean;
 }
 
 /**
@@ -52,8 +60,13 @@ export interface ReadDigest {
  *
  * @throws RyeError FILE_UNREADABLE (details.errno: `ENOENT` when it is gone).
  */
-export async function readDigest(absolutePath: string): Promise<ReadDigest> {
-  return readDigestSync(absolutePath) ?? (await streamDigest(absolutePath));
+export async function readDigest(
+  absolutePath: string,
+  options: ReadDigestOptions = {},
+): Promise<ReadDigest> {
+  return (
+    readDigestSync(absolutePath, options.keepBytes !== false) ?? (await streamDigest(absolutePath))
+  );
 }
 
 async function streamDigest(absolutePath: string): Promise<ReadDigest> {
@@ -123,6 +136,9 @@ export async function hashFiles(
   return out;
 }
 
+/** The reused read buffer of {@link readDigestSync} (grows to the largest file read whole). */
+let scratch = Buffer.alloc(0);
+
 /** Files hashed between two yields to the event loop. */
 const SYNC_BATCH = 256;
 
@@ -132,7 +148,7 @@ const SYNC_BATCH = 256;
  *
  * @throws RyeError FILE_UNREADABLE
  */
-function readDigestSync(absolutePath: string): ReadDigest | undefined {
+function readDigestSync(absolutePath: string, keepBytes = true): ReadDigest | undefined {
   let fd: number;
   try {
     fd = openSync(
@@ -146,6 +162,13 @@ function readDigestSync(absolutePath: string): ReadDigest | undefined {
     const info = fstatSync(fd);
     if (!info.isFile()) throw new Error('not a regular file');
     if (info.size > STREAM_OVER_BYTES) return undefined;
+    if (!keepBytes) {
+      // One buffer for every file whose bytes are not kept: 10,000 reads make
+      // no garbage. Read and hashed in this synchronous call, never shared.
+      if (scratch.length < info.size) scratch = Buffer.allocUnsafe(info.size);
+      const read = readOpenFileSync(fd, info.size, scratch);
+      return { sha256: sha256Hex(read), size: read.length, bytes: null };
+    }
     const bytes = readOpenFileSync(fd, info.size);
     return { sha256: sha256Hex(bytes), size: bytes.length, bytes };
   } catch (error) {

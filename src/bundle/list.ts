@@ -7,8 +7,9 @@ import type { Dirent } from 'node:fs';
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { RyeError, isRyeError, type ErrorCode } from '../errors/index.js';
-import { SPACE_NAMES, aiDir, problemWith, type SpaceName, type Spaces } from '../items/index.js';
+import { SPACE_NAMES, problemWith, type SpaceName, type Spaces } from '../items/index.js';
 import { decodeText, readFileCapped, unreadable } from '../platform/index.js';
+import { bundlesDir } from './bundles-dir.js';
 import { MAX_MANIFEST_BYTES, parseManifest } from './manifest-parse.js';
 import { comparePaths } from './manifest-path.js';
 import { MANIFEST_FILE } from './types.js';
@@ -47,7 +48,7 @@ export interface ManifestLocation {
 export async function listManifestPaths(spaces: Spaces): Promise<ManifestLocation[]> {
   const out: ManifestLocation[] = [];
   for (const space of SPACE_NAMES) {
-    const root = join(aiDir(spaces, space), 'bundles');
+    const root = bundlesDir(spaces, space);
     const found: ManifestLocation[] = [];
     for (const segments of await findManifests(root, [])) {
       const bundleId = segments.join('/');

@@ -278,9 +278,10 @@ function includesOf(value: unknown, issues: Issues): string[] {
 
 /** Records a path seen before, comparing NFC forms (macOS stores one name for both). */
 function firstSpelling(where: string, path: string, seen: Map<string, string>, issues: Issues) {
-  const first = seen.get(path.normalize('NFC'));
+  const nfc = path.normalize('NFC');
+  const first = seen.get(nfc);
   if (first !== undefined) issues.add(`${where}: "${path}" is listed twice (first as "${first}")`);
-  else seen.set(path.normalize('NFC'), path);
+  else seen.set(nfc, path);
 }
 
 function filesOf(value: unknown, issues: Issues): Map<string, ManifestEntry> {

@@ -250,7 +250,8 @@ async function checkFile(
       files.tampered.push({ path: rel, expected: entry.sha256, actual: null });
       return;
     }
-    read = await readDigest(absolute);
+    // The bytes are kept only to check an inline signature on exactly them.
+    read = await readDigest(absolute, { keepBytes: entry.inlineSigned });
   } catch (error) {
     const errno = isRyeError(error, 'FILE_UNREADABLE') ? error.details['errno'] : undefined;
     if (errno === 'ENOENT' || errno === 'ENOTDIR') files.missing.push(rel);

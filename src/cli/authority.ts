@@ -1,18 +1,19 @@
-import { readFileSync, realpathSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { RyeError } from '../errors/index.js';
-import { fingerprintOf } from '../integrity/index.js';
-import { keyDir } from '../items/index.js';
 import { readTextFileSync } from '../platform/index.js';
 import {
-  audienceOf,
   authorityOf,
   narrowAuthority,
   operatorAuthority,
   parseCapsOption,
-  verifyToken,
+  isCeilingToken,
+  localTokenTrust,
+  verifyCeilingToken,
+  verifyPresented,
   type Authority,
 } from '../threads/capabilities/index.js';
+import { RegistryDb, registryDbPath } from '../threads/store/index.js';
 import type { CommandContext } from './context.js';
 
 /**
@@ -36,26 +37,52 @@ export function commandAuthority(ctx: CommandContext, caps: string | undefined):
   return narrowAuthority(authority, parsed.set, authority.source === 'token' ? 'token' : 'caps');
 }
 
-function tokenAuthority(ctx: CommandContext, token: string): Authority {
-  const publicKeyPath = join(keyDir(ctx.spaces), 'public_key.pem');
-  let userPublicKey: string;
+/**
+ * Refuse to start a thread tree in a process held to a thread's token (a tool
+ * a thread launched): its tree would escape the thread's spawn limits and its
+ * budget. Children are started by the thread itself, which holds the key
+ * (THREADS.md §4). A minted ceiling token (no thread) may start roots.
+ *
+ * @throws RyeError THREAD_NESTED_DIRECTIVE, CAPABILITY_TOKEN_INVALID (a token that does not decode)
+ */
+export function refuseUnderThreadToken(ctx: CommandContext, directiveId: string): void {
+  const token = ctx.io.env['RYE_CAP_TOKEN'];
+  if (token === undefined) return;
+  if (isCeilingToken(token.trim())) return;
+  throw new RyeError(
+    'THREAD_NESTED_DIRECTIVE',
+    `Cannot run directive ${directiveId} under a thread's RYE_CAP_TOKEN: only the thread itself starts child threads`,
+    { item_id: directiveId },
+  );
+}
+
+/**
+ * The authority of a `RYE_CAP_TOKEN`. A root-only ceiling token (`rye cap
+ * mint`, naming no thread) is checked against the user key and the revocation
+ * list; a thread's token (a tool launched by a thread) against the user key,
+ * this project's audience and the thread registry, which must vouch for its
+ * jti as the current token of a running thread (THREADS.md §4). Which check
+ * applies is read from the token itself; both verify every block.
+ */
+function tokenAuthority(ctx: CommandContext, raw: string): Authority {
+  const token = raw.trim();
+  if (isCeilingToken(token))
+    return authorityOf(verifyCeilingToken(token, ctx.spaces).caps, 'token');
+  const trust = localTokenTrust(ctx.spaces);
+  const dbPath = registryDbPath(ctx.spaces.project);
+  // No registry: no thread of this project ever held a token, so none is current.
+  if (!existsSync(dbPath))
+    return authorityOf(verifyPresented(token, trust, () => undefined, Date.now()).caps, 'token');
+  // The registry vouches for the jti: the current token of a thread still running.
+  const registry = RegistryDb.open(dbPath);
   try {
-    userPublicKey = readFileSync(publicKeyPath, 'utf8');
-  } catch {
-    throw new RyeError(
-      'CAPABILITY_TOKEN_INVALID',
-      `Cannot act under RYE_CAP_TOKEN: there is no user key at ${publicKeyPath} to verify it with`,
-      { reason: 'no_user_key' },
+    return authorityOf(
+      verifyPresented(token, trust, (jti) => registry.byJti(jti), Date.now()).caps,
+      'token',
     );
+  } finally {
+    registry.close();
   }
-  const verified = verifyToken(token, {
-    userPublicKey,
-    audience: audienceOf(realpathSync(ctx.spaces.project), fingerprintOf(userPublicKey)),
-    now: Math.floor(Date.now() / 1000),
-    // No thread of this process issued it, and no thread registry vouches for it yet.
-    lookupJti: () => 'unknown',
-  });
-  return authorityOf(verified.caps, 'token');
 }
 
 /** Add `--caps` to a command that runs under an authority. */

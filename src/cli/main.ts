@@ -71,7 +71,7 @@ export const COMMANDS: readonly LazyCommand[] = [
   {
     term: 'thread',
     summary:
-      'inspect threads under .ai/threads/: list, show the signed record, verify chain and checkpoints',
+      'threads under .ai/threads/: list, show, verify, resume, cancel, wait for and tail them',
     load: async () => (await import('./commands/thread.js')).threadCommand,
   },
   {
@@ -113,6 +113,11 @@ export const COMMANDS: readonly LazyCommand[] = [
     load: async () => (await import('./commands/list.js')).listCommand,
   },
   {
+    term: 'cap',
+    summary: 'mint and revoke capability tokens (rye-cap-v1) that cap an MCP server or a process',
+    load: async () => (await import('./commands/cap.js')).capCommand,
+  },
+  {
     term: 'mcp',
     summary: 'serve Rye to MCP clients',
     load: async () => (await import('./commands/mcp.js')).mcpCommand,
@@ -133,7 +138,11 @@ export function processIo(): CliIo {
     env: process.env,
     cwd: process.cwd(),
     stderrIsTTY: process.stderr.isTTY === true,
-    stdinIsTTY: process.stdin.isTTY === true,
+    // A getter: process.stdin builds a stream (a socket for a pipe) on first touch,
+    // which only the commands that read stdin or prompt should pay for.
+    get stdinIsTTY() {
+      return process.stdin.isTTY === true;
+    },
     readStdin: async () => (await import('./stdin.js')).readAllCapped(process.stdin),
     readSecret: async (prompt) =>
       (await import('./prompt.js')).readHiddenLine(process.stdin, stderr, prompt),

@@ -158,6 +158,10 @@ export const ERROR_CODES = {
     class: 'failure',
     hint: 'The tool ran past its timeout and its whole process tree was killed.',
   },
+  EXECUTE_CANCELLED: {
+    class: 'failure',
+    hint: 'The call was cancelled (a thread cancel, fail_fast or an MCP client): the tool was not started, or its process tree was killed.',
+  },
   EXECUTE_TOOL_FAILED: {
     class: 'failure',
     hint: 'The tool ran and reported failure; see data for its output.',
@@ -556,6 +560,10 @@ export const ERROR_CODES = {
     class: 'integrity',
     hint: "The thread's thread.json is unsigned, edited, signed by an untrusted key, malformed or another thread's; nothing was run.",
   },
+  THREAD_CANCELLED: {
+    class: 'failure',
+    hint: 'The thread was cancelled (rye thread cancel, fail_fast, a parent or an MCP client); its transcript is sealed and it can be resumed.',
+  },
   THREAD_LOCKED: {
     class: 'failure',
     hint: "Another live rye process owns this thread's tree; wait for it, or cancel it with `rye thread cancel`.",
@@ -660,7 +668,7 @@ export const ERROR_CODES = {
   },
   THREAD_NESTED_DIRECTIVE: {
     class: 'failure',
-    hint: 'Directives cannot yet run as child threads inside a thread; the model got this as an error result.',
+    hint: 'A directive can run as a child thread only inside a thread tree (not from a thread run alone, nor under RYE_CAP_TOKEN); the model got this as an error result.',
   },
   THREAD_TOOL_UNKNOWN: {
     class: 'usage',
@@ -672,11 +680,122 @@ export const ERROR_CODES = {
   },
   THREAD_RESUME_PINNED: {
     class: 'integrity',
-    hint: 'The directive changed since the thread started (details name both hashes and capability sets); a thread resumes only under the directive it was admitted with.',
+    hint: 'The directive changed since the thread started (details name both hashes and capability sets); a thread resumes only under the directive it was admitted with; `rye thread resume --rebase` ends it `continued` and runs a successor under the new one.',
   },
   THREAD_RESUME_NO_USAGE: {
     class: 'failure',
     hint: 'A provider attempt of the thread has no usage on record in the transcript or the ledger, so its cost cannot be carried over; the thread cannot resume.',
+  },
+
+  // The project file-system and git system tools (issue 17: rye/file-system/*,
+  // rye/core/git). The tools report these in their output's `code` (the call
+  // itself fails with EXECUTE_TOOL_FAILED).
+  FS_PATH_INVALID: {
+    class: 'usage',
+    hint: 'File-system tools take project-relative paths: no absolute path, no .. segment, no NUL, no backslash.',
+  },
+  FS_PATH_ESCAPE: {
+    class: 'integrity',
+    hint: 'The path resolves (through a symbolic link) outside the project folder; nothing was read or written.',
+  },
+  FS_PATH_LINK: {
+    class: 'integrity',
+    hint: 'A write never passes through a symbolic link: a component of the path is a link (details.link); nothing was written.',
+  },
+  FS_PATH_PROTECTED: {
+    class: 'integrity',
+    hint: 'Inside .ai/ only .ai/plans/ is writable, and .git folders are never written; nothing was written.',
+  },
+  FS_PROJECT_MISSING: {
+    class: 'failure',
+    hint: 'The tool was started without a readable project folder (--project-path).',
+  },
+  FS_NOT_FOUND: {
+    class: 'failure',
+    hint: 'The file or folder does not exist in the project; list the folder with rye/file-system/fs_list.',
+  },
+  FS_NOT_A_FILE: {
+    class: 'failure',
+    hint: 'The path names a folder or something else that is not a regular file.',
+  },
+  FS_NOT_A_FOLDER: {
+    class: 'failure',
+    hint: 'fs_list lists folders; the path names a file.',
+  },
+  FS_EXISTS: {
+    class: 'failure',
+    hint: 'The file exists and the write asked for overwrite: false.',
+  },
+  FS_TOO_LARGE: {
+    class: 'failure',
+    hint: 'fs_read returns at most 1 MiB and fs_write accepts at most 96 KiB per call (tool parameters travel as one command-line argument).',
+  },
+  FS_NOT_TEXT: {
+    class: 'failure',
+    hint: 'fs_read returns UTF-8 text only; the file holds other bytes.',
+  },
+  FS_IO_FAILED: {
+    class: 'failure',
+    hint: 'The operating system refused the read or write (details.cause: its error code).',
+  },
+  GIT_PARAMS_INVALID: {
+    class: 'usage',
+    hint: 'rye/core/git takes a project-relative repo, repo-relative paths, a date as YYYY-MM-DDTHH:MM:SSZ, and either message or app, plan and summary.',
+  },
+  GIT_REPO_MISSING: {
+    class: 'failure',
+    hint: 'The repository folder does not exist in the project (commit creates the repository, not its folder).',
+  },
+  GIT_REPO_UNSAFE: {
+    class: 'integrity',
+    hint: 'The repository folder leads outside the project, or its .git is a file or link pointing elsewhere; git was not run on it.',
+  },
+  GIT_CONFIG_UNSAFE: {
+    class: 'integrity',
+    hint: "The repository's own config sets keys that make git run programs (hooks path, fsmonitor, filters, textconv, includes…; details.keys); nothing was staged or committed. Remove them with git config --unset.",
+  },
+  GIT_NOTHING_TO_COMMIT: {
+    class: 'failure',
+    hint: 'The paths given have no change since the last commit.',
+  },
+  GIT_FAILED: {
+    class: 'failure',
+    hint: 'git could not be run or reported an error (its message is included); check that git is installed.',
+  },
+  // Hooks and compaction (issue 15, src/threads/hooks; THREADS.md §12).
+  THREAD_CONTEXT_EXHAUSTED: {
+    class: 'failure',
+    hint: 'The conversation outgrew the model context window (measured as characters / 4); declare a context_window_pressure hook whose control answer is a {summary}, or give the task a larger model.',
+  },
+  THREAD_HOOK_UNAVAILABLE: {
+    class: 'failure',
+    hint: 'A <directive> hook needs child threads, which this process does not run; the hook was recorded as unavailable and the thread went on.',
+  },
+  THREAD_HOOK_FAILED: {
+    class: 'failure',
+    hint: 'A hook child thread ended without completing (see its transcript); the owner thread went on.',
+  },
+  THREAD_HOOK_CONTROL_INVALID: {
+    class: 'failure',
+    hint: 'A control hook answered outputs that do not match its event schema ({action: retry|fail} for error, {summary} for context_window_pressure); the answer was ignored.',
+  },
+  // MCP threads, detached roots, thread tools and `rye cap` (issue 16; docs/mcp.md, THREADS.md §11, §13).
+  THREAD_FAILED: {
+    class: 'failure',
+    hint: 'The thread ended without completing (details.thread_status: failed, cancelled, killed…); details hold its outputs and cost, `rye thread show <id>` its record.',
+  },
+  THREAD_SPAWN_FAILED: {
+    class: 'failure',
+    hint: 'The detached rye worker exited or stalled before it admitted the thread, so no thread exists; run the directive with thread "wait" (or without --spawn) to see why.',
+  },
+  CAPABILITY_TTL_INVALID: {
+    class: 'usage',
+    hint: '--ttl is a duration such as 90s, 30m, 12h or 7d (at least 1 s, at most 365 d).',
+  },
+  // Thread control across processes (issue 14: rye thread cancel|wait|tail; docs/threads.md).
+  THREAD_CANCEL_TIMEOUT: {
+    class: 'failure',
+    hint: "The thread's owner did not end it in time after the cancel request; the request stays recorded and the owner ends the thread when it next looks (every 100 ms). Check the process with `rye thread show`.",
   },
 
   // Internal errors: a bug, reported with exit 1.

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { performance } from 'node:perf_hooks';
-import { isRyeError, type ErrorCode } from '../errors/index.js';
+import { RyeError, isRyeError, type ErrorCode } from '../errors/index.js';
 import type { TrustSet } from '../integrity/index.js';
 import { loadSpaceTrust, parseItemId, type Spaces } from '../items/index.js';
 import { packageRoot } from '../platform/index.js';
@@ -45,6 +45,12 @@ export interface ExecuteOptions {
    * chain grants (THREADS.md §3) runs here.
    */
   readonly authorizeChain?: (chainIds: readonly string[]) => void;
+  /**
+   * Cancels the run: before the spawn nothing starts (EXECUTE_CANCELLED is
+   * thrown); during it the tool's process group gets SIGTERM, then SIGKILL
+   * after the grace, and the result is an error with EXECUTE_CANCELLED.
+   */
+  readonly signal?: AbortSignal;
 }
 
 /** One chain element as reported (and as a lockfile pins it). */
@@ -181,6 +187,10 @@ export async function execute(options: ExecuteOptions): Promise<ExecuteResult> {
     },
   });
   if (options.dryRun === true) return finish('success', null, { plan });
+  if (options.signal?.aborted === true)
+    throw new RyeError('EXECUTE_CANCELLED', `Not running ${toolId}: the call was cancelled`, {
+      item_id: toolId,
+    });
 
   // 11. Run; 12. pin the chain after a first successful run.
   const snapshotFiles =
@@ -193,6 +203,7 @@ export async function execute(options: ExecuteOptions): Promise<ExecuteResult> {
     roots: bundleRoots,
     anchorPath: applied ? runVars.anchor_path : null,
     toolId,
+    signal: options.signal,
   });
   if (outcome.status === 'success' && lock === null && !frozen)
     lockMetadata = await pin(spaces, chain, deps.pins);
@@ -237,12 +248,13 @@ async function runPrimitive(
     readonly roots: readonly string[];
     readonly anchorPath: string | null;
     readonly toolId: string;
+    readonly signal: AbortSignal | undefined;
   },
 ): Promise<Outcome> {
-  const { files, roots, anchorPath, toolId } = verified;
+  const { files, roots, anchorPath, toolId, signal } = verified;
   if (run.kind === 'http') {
     try {
-      const response = await runHttpRequest(run.request);
+      const response = await runHttpRequest({ ...run.request, signal });
       if (response.status < 400) return { status: 'success', data: response };
       return {
         status: 'error',
@@ -265,13 +277,19 @@ async function runPrimitive(
       ...(roots.length === 0 ? {} : { RYE_VERIFIED_ROOTS: JSON.stringify(roots) }),
       ...(anchorPath === null ? {} : { RYE_ANCHOR_PATH: anchorPath }),
     };
-    const result = await runSubprocess({ ...run.request, env });
+    const result = await runSubprocess({ ...run.request, env, signal });
     const outcome = interpretOutput(result);
     if (outcome.success) return { status: 'success', data: outcome.data };
-    const code: ErrorCode = result.timedOut ? 'EXECUTE_TIMEOUT' : 'EXECUTE_TOOL_FAILED';
+    const code: ErrorCode = result.timedOut
+      ? 'EXECUTE_TIMEOUT'
+      : result.cancelled
+        ? 'EXECUTE_CANCELLED'
+        : 'EXECUTE_TOOL_FAILED';
     const why = result.timedOut
       ? `timed out after ${run.request.timeoutMs} ms; its process tree was killed`
-      : (outcome.reason ?? 'failed');
+      : result.cancelled
+        ? 'cancelled; its process tree was killed'
+        : (outcome.reason ?? 'failed');
     return {
       status: 'error',
       data: outcome.data,

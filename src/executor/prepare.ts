@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { findBundlesFor, VerifiedManifestCache } from '../bundle/index.js';
+import { mayHaveBundles, type VerifiedManifestCache } from '../bundle/index.js';
 import { RyeError } from '../errors/index.js';
 import { bodyWithoutSignature, verifyText, type TrustSet } from '../integrity/index.js';
 import { extractMetadata, loadSpaceTrust, resolveItem, type Spaces } from '../items/index.js';
@@ -181,7 +181,7 @@ export async function rootVersion(
   return typeof version === 'string' ? version : '0.0.0';
 }
 
-const manifestCache = new VerifiedManifestCache();
+let manifestCache: VerifiedManifestCache | undefined;
 
 /**
  * The entries of every verified bundle manifest covering the tool (its
@@ -193,6 +193,10 @@ async function bundleFilesFor(
   toolPath: string,
   trust: TrustSet,
 ): Promise<{ files: { absolutePath: string; rawSha256: string }[]; roots: string[] }> {
+  // Most projects have no bundle: then the bundle code and its YAML parser are never loaded.
+  if (!mayHaveBundles(spaces)) return { files: [], roots: [] };
+  const { findBundlesFor, VerifiedManifestCache } = await import('../bundle/index.js');
+  manifestCache ??= new VerifiedManifestCache();
   const { covering } = await findBundlesFor(spaces, toolPath, { trust, cache: manifestCache });
   const files: { absolutePath: string; rawSha256: string }[] = [];
   const roots = new Set<string>();

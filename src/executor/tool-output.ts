@@ -17,6 +17,7 @@ export interface ToolOutcome {
 export function interpretOutput(result: SubprocessResult): ToolOutcome {
   const raw = { stdout: result.stdout, stderr: result.stderr, return_code: result.returnCode };
   if (result.timedOut) return { success: false, data: raw, reason: 'timed out' };
+  if (result.cancelled) return { success: false, data: raw, reason: 'cancelled' };
   const parsed = result.stdoutTruncated ? undefined : tryJson(result.stdout);
   const exitedOk = result.returnCode === 0;
   if (parsed === undefined) {

@@ -107,11 +107,13 @@ export interface SubprocessRequest {
   readonly args: readonly string[];
   readonly cwd: string;
   readonly env: Readonly<Record<string, string>>;
-  /** Bytes written to stdin, then stdin is closed; null closes it at once. */
+  /** Bytes written to stdin, then stdin is closed; null: stdin is /dev/null. */
   readonly stdin: string | null;
   readonly timeoutMs: number;
   /** Cap per stream; past it, output is dropped and a marker appended. */
   readonly maxOutputBytes: number;
+  /** Aborting kills the process group like a timeout does (cancel, not a failure of the tool). */
+  readonly signal?: AbortSignal | undefined;
 }
 
 export interface SubprocessResult {
@@ -121,6 +123,8 @@ export interface SubprocessResult {
   readonly returnCode: number | null;
   readonly signal: string | null;
   readonly timedOut: boolean;
+  /** The request's signal aborted the run and the process group was killed. */
+  readonly cancelled: boolean;
   readonly stdoutTruncated: boolean;
   readonly stderrTruncated: boolean;
   readonly durationMs: number;
@@ -138,6 +142,8 @@ export interface HttpRequest {
     | { readonly type: 'api_key'; readonly key: string; readonly header: string }
     | null;
   readonly timeoutMs: number;
+  /** Aborts the request (cancel); combined with the per-attempt timeout. */
+  readonly signal?: AbortSignal | undefined;
   readonly retry: {
     readonly maxAttempts: number;
     readonly backoff: 'exponential' | 'linear';

@@ -1,19 +1,15 @@
-import { realpathSync } from 'node:fs';
 import { RyeError, isRyeError } from '../errors/index.js';
-import { readPublicKeyFile } from '../integrity/index.js';
-import { keyDir, type DirectiveProgram, type Spaces } from '../items/index.js';
+import type { DirectiveProgram, Spaces } from '../items/index.js';
 import {
-  audienceOf,
   capsOfPermissions,
   narrowAuthority,
   operatorAuthority,
-  verifyToken,
+  verifyCeilingToken,
   type Authority,
   type CapSet,
 } from '../threads/capabilities/index.js';
 import type { CeilingSource } from './ceiling-source.js';
 import { opsDoor } from './ops-door.js';
-import { readRevocationList } from './revocations.js';
 
 export interface ResolveAuthorityOptions {
   readonly spaces: Spaces;
@@ -29,7 +25,7 @@ export interface ResolveAuthorityOptions {
  * refuses the call instead of acting on a stale verdict. Never falls back to
  * operator authority when a ceiling fails.
  *
- * @throws RyeError CAPABILITY_TOKEN_INVALID, MCP_REVOCATIONS_INVALID, KEY_NOT_FOUND,
+ * @throws RyeError CAPABILITY_TOKEN_INVALID, MCP_REVOCATIONS_INVALID,
  *   the directive's load and verification codes, CAPABILITY_INVALID
  */
 export async function resolveAuthority(
@@ -63,7 +59,7 @@ export async function resolveCeilings(
     const { caps, origin } =
       ceiling.kind === 'directive'
         ? await directiveCeiling(ceiling.directiveId, options)
-        : await tokenCeiling(ceiling.token, options);
+        : tokenCeiling(ceiling.token, options);
     authority = narrowAuthority(authority, caps, 'ceiling');
     origins.push(origin);
   }
@@ -91,22 +87,13 @@ async function directiveCeiling(
 }
 
 /**
- * A root-only ceiling token, verified against the local user's own key and
- * this project's audience. Its `jti` counts as an unrevoked ceiling unless the
- * revocation list holds it (THREADS.md §4 check 6, until `rye cap mint`
- * records ceilings in the registry). A thread's token is refused: no running
- * thread is recorded in this release.
+ * A root-only ceiling token (`rye cap mint`), verified by `verifyCeilingToken`:
+ * the local user's own key, this project's audience, the revocation list
+ * (THREADS.md §4 check 6). A thread's token is refused.
  */
-async function tokenCeiling(token: string, options: ResolveAuthorityOptions): Promise<Ceiling> {
-  const { publicKeyPem, fingerprint } = await readPublicKeyFile(keyDir(options.spaces));
-  const revoked = readRevocationList(options.spaces);
+function tokenCeiling(token: string, options: ResolveAuthorityOptions): Ceiling {
   try {
-    const verified = verifyToken(token, {
-      userPublicKey: publicKeyPem,
-      audience: audienceOf(realpathSync(options.spaces.project), fingerprint),
-      now: options.now ?? Math.floor(Date.now() / 1000),
-      lookupJti: (jti) => (revoked.has(jti) ? 'finished' : 'ceiling'),
-    });
+    const verified = verifyCeilingToken(token, options.spaces, options.now);
     const expires = new Date(verified.exp * 1000).toISOString();
     return { caps: verified.caps, origin: `jti ${verified.jti}, expires ${expires}` };
   } catch (error) {

@@ -10,13 +10,14 @@ export { CoalescedProgress } from './progress.js';
 export type { ProgressOptions, ProgressUpdate } from './progress.js';
 export { internalErrorResult, refusalResult, toCallResult } from './results.js';
 export type { McpCallResult } from './results.js';
+// The revocation list moved to the capabilities module (`rye cap revoke` writes it); kept here for the public API.
 export {
   MAX_REVOCATION_BYTES,
   parseRevocationList,
   readRevocationList,
   revocationListPath,
   revokeCeilingJti,
-} from './revocations.js';
+} from '../threads/capabilities/index.js';
 export { HTTP_TOKEN_ENV, startMcpServer } from './serve.js';
 export type { McpServeOptions } from './serve.js';
 export { createRyeMcpServer } from './server.js';

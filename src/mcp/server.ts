@@ -31,13 +31,16 @@ export interface RyeMcpServer {
   inFlight(): number;
   /** Stop admitting calls (MCP_SERVER_STOPPING) and abort those in flight. */
   stop(): void;
+  /** Resolves once no call is in flight (at once when none is). */
+  settled(): Promise<void>;
 }
 
 const INSTRUCTIONS =
   'Rye serves signed items (directives, tools, knowledge) through four tools. ' +
   'Every item is verified (signature, executor chain, dependencies) before it is loaded or run; ' +
   'a refusal comes back as an error result with a stable code and a hint. ' +
-  'Use search to find items, load to read one, execute to run a tool (or plan a directive), sign to sign items.';
+  'Use search to find items, load to read one, execute to run a tool or a directive (as a thread), sign to sign items. ' +
+  'Thread status and transcripts: execute the tools rye/agent/threads/thread_status and rye/agent/threads/read_transcript.';
 
 /**
  * The four operations as MCP tools (THREADS.md §13), on the SDK's low-level
@@ -55,6 +58,7 @@ export function createRyeMcpServer(options: RyeMcpServerOptions): RyeMcpServer {
   );
   const running = new Set<AbortController>();
   let stopping = false;
+  const idle: (() => void)[] = [];
 
   server.setRequestHandler(ListToolsRequestSchema, async () => ({
     tools: (await mcpToolDefinitions()).map((t) => ({ ...t })),
@@ -87,6 +91,7 @@ export function createRyeMcpServer(options: RyeMcpServerOptions): RyeMcpServer {
       progress?.end();
       running.delete(controller);
       extra.signal.removeEventListener('abort', abort);
+      if (running.size === 0) for (const resolve of idle.splice(0)) resolve();
     }
   });
 
@@ -97,6 +102,8 @@ export function createRyeMcpServer(options: RyeMcpServerOptions): RyeMcpServer {
       stopping = true;
       for (const controller of running) controller.abort(new Error('the server is stopping'));
     },
+    settled: () =>
+      running.size === 0 ? Promise.resolve() : new Promise<void>((resolve) => idle.push(resolve)),
   };
 }
 
@@ -118,7 +125,11 @@ async function callTool(
     );
   progress?.push(`${name}: checking the call`);
   try {
-    const ctx = await options.contextFor(signal);
+    const ctx = {
+      ...(await options.contextFor(signal)),
+      // A directive's thread reports its turns and calls as they happen.
+      ...(progress === undefined ? {} : { onProgress: (line: string) => progress.push(line) }),
+    };
     const result = await (await opsDoor()).runOperation(name, args, ctx);
     progress?.push(`${name}: ${result.status}`);
     return toCallResult(result);

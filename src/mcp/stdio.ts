@@ -19,8 +19,11 @@ export interface StdioServeOptions {
  * stdout, a transport that gave up or a vanished parent: it stops admitting calls, aborts those in
  * flight, SIGKILLs every running tool's process group, and exits 0 at once,
  * without waiting for handles that would keep Node alive (typescript-sdk#2002).
- * Tool processes never see this stdin: the executor gives them their own pipe.
+ * Tool processes never see this stdin: the executor gives them /dev/null.
  */
+/** How long in-flight calls get to wind down after a stop. */
+const SETTLE_MS = 600;
+
 export async function serveStdio(mcp: RyeMcpServer, options: StdioServeOptions): Promise<void> {
   const exit = options.exit ?? ((code: number) => process.exit(code));
   let stopped = false;
@@ -32,7 +35,14 @@ export async function serveStdio(mcp: RyeMcpServer, options: StdioServeOptions):
     options.log(
       `stopping: ${reason}${killed > 0 ? `; killed ${killed} running tool process group(s)` : ''}`,
     );
-    exit(0);
+    if (mcp.inFlight() === 0) return exit(0);
+    // A cancelled thread seals its transcript as `cancelled` in a few ms; the
+    // exit stays within the 1 s budget whatever happens (THREADS.md §13).
+    const timer = setTimeout(() => exit(0), SETTLE_MS);
+    void mcp.settled().then(() => {
+      clearTimeout(timer);
+      exit(0);
+    });
   };
   const protocol = claimStdout();
   protocol.once('error', () => stop('stdout closed'));

@@ -29,9 +29,12 @@ const ABOUT: Record<OperationName, { title: string; description: string }> = {
     description:
       'Verify a signed tool (its whole executor chain, dependencies and lockfile) and run it with `parameters`; ' +
       'anything unsigned, tampered or outside the capability ceiling is refused before it runs. ' +
-      'On a directive, answers with the plan of the thread it would start (system prompt, tools, limits, ' +
-      'capabilities and worst-case cost) for `thread` "wait" and "spawn" alike: the thread runner is not ' +
-      'part of this release. `dry_run` verifies and plans a tool without spawning it.',
+      'A directive runs as a thread with `inputs` under its declared permissions ∩ the ceiling: ' +
+      '`thread` "wait" (default) answers with its outputs, thread_id and cost (progress notifications ' +
+      'stream when a progressToken is sent); "spawn" starts it in a detached worker and answers with its ' +
+      'thread_id at once. `dry_run` verifies and plans (a directive: its first request and worst-case cost) ' +
+      'without running anything. The tools rye/agent/threads/thread_status {thread_id} and ' +
+      'rye/agent/threads/read_transcript {thread_id, from_seq?, limit?} read a thread.',
   },
   search: {
     title: 'Search Rye items',

@@ -88,9 +88,12 @@ export function readFileCappedSync(path: string, maxBytes: number = MAX_ITEM_BYT
   }
 }
 
-/** Read `size` bytes of an open file from offset 0 (fewer if it shrank meanwhile). */
-export function readOpenFileSync(fd: number, size: number): Buffer {
-  const bytes = Buffer.allocUnsafe(size);
+/**
+ * Read `size` bytes of an open file from offset 0 (fewer if it shrank
+ * meanwhile), into `into` when given (at least `size` bytes long).
+ */
+export function readOpenFileSync(fd: number, size: number, into?: Buffer): Buffer {
+  const bytes = into ?? Buffer.allocUnsafe(size);
   let read = 0;
   while (read < size) {
     const n = readSync(fd, bytes, read, size - read, read);

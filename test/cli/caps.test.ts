@@ -46,6 +46,17 @@ describe('--caps narrows a command to a capability set', () => {
     expect(existsSync(marker)).toBe(false);
   });
 
+  it('a reserved id outside the set is CAPABILITY_DENIED whether or not it exists', async () => {
+    const { p } = await project();
+    for (const id of ['rye/bash/bash', 'rye/core/git']) {
+      const res = await run(p, 'execute', 'tool', id, '--caps', 'rye.execute.tool.t/*');
+      expect(res.code, id).toBe(3);
+      expect(res.json()).toMatchObject({
+        error: { code: 'CAPABILITY_DENIED', details: { required: `rye.execute.tool.${id}` } },
+      });
+    }
+  });
+
   it('the chain rule: a grant on the runtime the verified chain passes through runs the tool', async () => {
     const { p, marker } = await project();
     const res = await run(

@@ -90,7 +90,7 @@ describe('rye mcp serve over stdio (the SDK client against a real child process)
     expect(after.doc['status']).toBe('success');
   });
 
-  it('answers a directive with its plan, for thread "wait" and "spawn" alike', async () => {
+  it('answers a directive with its plan under dry_run, for thread "wait" and "spawn" alike', async () => {
     const p = await makeMcpProject();
     const c = await connect(p);
     for (const thread of ['wait', 'spawn']) {
@@ -98,6 +98,7 @@ describe('rye mcp serve over stdio (the SDK client against a real child process)
         item_type: 'directive',
         item_id: 'ceilings/reader',
         thread,
+        dry_run: true,
       });
       expect(doc).toMatchObject({ status: 'success', item_id: 'ceilings/reader' });
       const plan = doc['data'] as { capabilities: string[]; system_prompt: string };

@@ -139,7 +139,7 @@ afterEach(async () => {
 
 /** Spawn `node bin/rye.js mcp serve <args>` and connect the SDK's own client to it. */
 export async function connect(
-  p: CatalogProject,
+  p: Pick<CatalogProject, 'project' | 'env'>,
   args: readonly string[] = [],
   env: NodeJS.ProcessEnv = {},
 ): Promise<Connected> {

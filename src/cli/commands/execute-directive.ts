@@ -9,6 +9,8 @@ export interface DirectiveCliOptions {
   readonly caps?: string;
   readonly inputs?: string;
   readonly plan?: boolean;
+  readonly spawn?: boolean;
+  readonly detachedWorker?: boolean;
   readonly limit: readonly string[];
 }
 
@@ -23,9 +25,14 @@ export async function planCommand(
   directiveId: string,
   options: DirectiveCliOptions,
 ): Promise<number> {
+  if (options.detachedWorker === true) {
+    const { detachedWorkerCommand } = await import('./detached-worker.js');
+    return detachedWorkerCommand(ctx, directiveId);
+  }
   if (options.plan !== true) {
-    const { runDirectiveCommand } = await import('./run-directive.js');
+    const { runDirectiveCommand, spawnDirectiveCommand } = await import('./run-directive.js');
     const inputs = await readInputs(options.inputs, ctx.io.cwd);
+    if (options.spawn === true) return spawnDirectiveCommand(ctx, directiveId, inputs, options);
     return runDirectiveCommand(ctx, directiveId, inputs, options);
   }
   const { parseLimitOverrides } = await import('../../threads/directive/index.js');
@@ -77,6 +84,7 @@ function planLines(plan: DirectivePlan): string[] {
       ? []
       : [
           `worst case: first request $${worst.first_request_usd} (max_tokens ${worst.first_request_max_tokens}), per turn $${worst.per_turn_usd}, ${worst.turn_budget_usd === null ? 'turns unlimited' : `all turns $${worst.turn_budget_usd}`}, spend limit ${worst.spend_limit_usd === null ? 'unlimited' : `$${worst.spend_limit_usd}`}`,
+          `whole tree: ${worst.tree.max_threads === null ? 'threads unbounded' : `at most ${worst.tree.max_threads} threads`}, worst case ${worst.tree.worst_usd === null ? 'unbounded' : `$${worst.tree.worst_usd}`}`,
         ]),
     'capabilities:',
     ...(plan.capabilities.length === 0 ? ['  (none)'] : plan.capabilities.map((c) => `  ${c}`)),

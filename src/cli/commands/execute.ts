@@ -1,4 +1,4 @@
-import { Command } from 'commander';
+import { Command, Option } from 'commander';
 import { resolve } from 'node:path';
 import { RyeError, errorJson, exitCodeFor, isRyeError } from '../../errors/index.js';
 import type { ExecuteResult } from '../../executor/index.js';
@@ -18,6 +18,8 @@ type ExecuteOptions = CommonOptions & {
   caps?: string;
   inputs?: string;
   plan?: boolean;
+  spawn?: boolean;
+  detachedWorker?: boolean;
   limit: string[];
 };
 
@@ -27,73 +29,91 @@ type ExecuteOptions = CommonOptions & {
  * a thread would send.
  */
 export function executeCommand(io: CliIo, run: Runner): Command {
-  return withCommonOptions(new Command('execute'))
-    .description(
-      'verify a tool, its chain and its dependencies, then run it; or plan a directive as a thread',
-    )
-    .argument('<type>', 'tool or directive')
-    .argument('<item>', 'item id, e.g. rye/core/bundler/bundler')
-    .option('--params <json>', 'parameters as a JSON object')
-    .option('--params-file <file>', 'read the parameters from a JSON file')
-    .option('--dry-run', 'build, verify and plan without spawning anything')
-    .option('--frozen', 'require a matching lockfile and never write one (also RYE_FROZEN=1)')
-    .option('--caps <caps>', CAPS_OPTION_HELP)
-    .option('--inputs <json>', 'directives: the inputs as a JSON object, or @file')
-    .option('--plan', 'directives: print the exact first request a thread would send; call nothing')
-    .option(
-      '--limit <k=v>',
-      'directives: override a limit (turns, tokens, spend, spawns, depth, duration_seconds, tool_calls; 0 = unlimited)',
-      (value: string, previous: string[]) => [...previous, value],
-      [] as string[],
-    )
-    .action((type: string, itemId: string, options: ExecuteOptions) =>
-      run(options, async () => {
-        const ctx = contextOf(options, io);
-        const itemType = parseItemType(type);
-        if (itemType === 'directive') return planCommand(ctx, itemId, options);
-        if (itemType !== 'tool') {
-          throw new RyeError(
-            'USAGE_INVALID_ARGUMENT',
-            `Cannot execute ${type}: only tools and directives run (knowledge is loaded)`,
-            { type },
-          );
-        }
-        const { operationContext } = await import('../operation-context.js');
-        const opsCtx = operationContext(ctx, options.caps);
-        const params = await readParams(options, io.cwd);
-        // Loaded on use: the other commands never pay for the executor's modules.
-        const { killRunningTools } = await import('../../executor/index.js');
-        const { executeTool } = await import('../../threads/ops/index.js');
-        let result: ExecuteResult;
-        const stopTools = forwardInterrupts(killRunningTools);
-        try {
-          result = await executeTool(opsCtx, itemId, {
-            parameters: params,
-            dryRun: options.dryRun === true,
-            ...(options.frozen === true ? { frozen: true } : {}),
-          });
-        } catch (error) {
-          if (!isRyeError(error)) throw error;
-          if (!ctx.json) return reportError(ctx, error);
-          // A JSON refusal still prints the result shape, so agents parse one format.
-          const refused = {
-            ok: false,
-            status: 'error',
-            item_id: itemId,
-            data: null,
-            error: errorJson(error.code, error.message, error.details),
-            chain: [],
-            metadata: { duration_ms: 0, lockfile_used: false, lockfile_created: false },
-          };
-          emit(ctx, refused, []);
-          return exitCodeFor(error.code);
-        } finally {
-          stopTools();
-        }
-        emit(ctx, resultJson(result), humanLines(result));
-        return result.status === 'success' ? 0 : 1;
-      }),
-    );
+  return (
+    withCommonOptions(new Command('execute'))
+      .description(
+        'verify a tool, its chain and its dependencies, then run it; or plan a directive as a thread',
+      )
+      .argument('<type>', 'tool or directive')
+      .argument('<item>', 'item id, e.g. rye/core/bundler/bundler')
+      .option('--params <json>', 'parameters as a JSON object')
+      .option('--params-file <file>', 'read the parameters from a JSON file')
+      .option('--dry-run', 'build, verify and plan without spawning anything')
+      .option('--frozen', 'require a matching lockfile and never write one (also RYE_FROZEN=1)')
+      .option('--caps <caps>', CAPS_OPTION_HELP)
+      .option('--inputs <json>', 'directives: the inputs as a JSON object, or @file')
+      .option(
+        '--plan',
+        'directives: print the exact first request a thread would send; call nothing',
+      )
+      .option(
+        '--spawn',
+        'directives: run the thread in a detached worker and print its id at once (it outlives this command)',
+      )
+      // The worker spawnRootThread starts: its job comes on stdin, its report goes to fd 3.
+      .addOption(new Option('--detached-worker').hideHelp())
+      .option(
+        '--limit <k=v>',
+        'directives: override a limit (turns, tokens, spend, spawns, depth, duration_seconds, tool_calls; 0 = unlimited)',
+        (value: string, previous: string[]) => [...previous, value],
+        [] as string[],
+      )
+      .action((type: string, itemId: string, options: ExecuteOptions) =>
+        run(options, async () => {
+          const ctx = contextOf(options, io);
+          const itemType = parseItemType(type);
+          if (itemType === 'directive') return planCommand(ctx, itemId, options);
+          if (itemType !== 'tool') {
+            throw new RyeError(
+              'USAGE_INVALID_ARGUMENT',
+              `Cannot execute ${type}: only tools and directives run (knowledge is loaded)`,
+              { type },
+            );
+          }
+          const { operationContext } = await import('../operation-context.js');
+          const opsCtx = operationContext(ctx, options.caps);
+          const params = await readParams(options, io.cwd);
+          // Loaded on use: the other commands never pay for the executor's modules.
+          const { executeThreadTool, executeTool, killRunningTools } =
+            await import('./execute-tool-run.js');
+          // rye/agent/threads/* run in process, answering what MCP answers.
+          const virtual = await executeThreadTool(opsCtx, itemId, params, options.dryRun === true);
+          if (virtual !== undefined) {
+            const shown = virtual.status === 'success' ? virtual.data : virtual;
+            emit(ctx, virtual, [JSON.stringify(shown, null, 2)]);
+            return 0;
+          }
+          let result: ExecuteResult;
+          const stopTools = forwardInterrupts(killRunningTools);
+          try {
+            result = await executeTool(opsCtx, itemId, {
+              parameters: params,
+              dryRun: options.dryRun === true,
+              ...(options.frozen === true ? { frozen: true } : {}),
+            });
+          } catch (error) {
+            if (!isRyeError(error)) throw error;
+            if (!ctx.json) return reportError(ctx, error);
+            // A JSON refusal still prints the result shape, so agents parse one format.
+            const refused = {
+              ok: false,
+              status: 'error',
+              item_id: itemId,
+              data: null,
+              error: errorJson(error.code, error.message, error.details),
+              chain: [],
+              metadata: { duration_ms: 0, lockfile_used: false, lockfile_created: false },
+            };
+            emit(ctx, refused, []);
+            return exitCodeFor(error.code);
+          } finally {
+            stopTools();
+          }
+          emit(ctx, resultJson(result), humanLines(result));
+          return result.status === 'success' ? 0 : 1;
+        }),
+      )
+  );
 }
 
 /** The result as printed: `ok` first, an error's details in snake_case (docs/json-output.md). */

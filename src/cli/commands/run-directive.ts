@@ -1,8 +1,9 @@
-import { RyeError, isIntegrityCode, type ErrorCode } from '../../errors/index.js';
-import type { DirectiveProgram } from '../../items/index.js';
+import { exitCodeFor, isIntegrityCode, isRyeError, type ErrorCode } from '../../errors/index.js';
 import type { ThreadResult } from '../../threads/loop/index.js';
+import { refuseUnderThreadToken } from '../authority.js';
 import type { CommandContext } from '../context.js';
 import { emit } from '../report.js';
+import { threadInterrupts } from '../thread-interrupts.js';
 
 export interface RunDirectiveOptions {
   readonly caps?: string;
@@ -11,10 +12,10 @@ export interface RunDirectiveOptions {
 
 /**
  * `rye execute directive <id> --inputs …`: run the directive as a thread
- * against its provider. Everything that can be refused without a provider
- * (capabilities, inputs, limits, model, prices, the API key) is refused
- * before anything is written. Exit 0 when the thread completed, 1 when it
- * ended in error or at a limit, 3 when it ended on an integrity refusal.
+ * against its provider (runRootThread: everything that can be refused without
+ * a provider is refused before anything is written). Exit 0 when the thread
+ * completed, 1 when it ended in error or at a limit, 3 when it ended on an
+ * integrity refusal.
  *
  * @throws RyeError PROVIDER_AUTH_MISSING (naming the variable), BUDGET_UNPRICED_MODEL,
  *   and the planning codes of planDirectiveOperation
@@ -25,49 +26,57 @@ export async function runDirectiveCommand(
   inputs: unknown,
   options: RunDirectiveOptions,
 ): Promise<number> {
-  const { parseLimitOverrides, returnSchemaOf } = await import('../../threads/directive/index.js');
-  const { loadOperation, planDirectiveOperation } = await import('../../threads/ops/index.js');
-  const { createProviderClient, selectProvider } = await import('../../threads/providers/index.js');
-  const { runThread } = await import('../../threads/loop/index.js');
-  const { readSigner, sha256Hex } = await import('../../integrity/index.js');
-  const { keyDir } = await import('../../items/index.js');
+  const { runRootThread, threadAnswer } = await import('../../threads/root/index.js');
   const { operationContext } = await import('../operation-context.js');
-  const ops = operationContext(ctx, options.caps);
-  const plan = await planDirectiveOperation(ops, directiveId, inputs, {
-    limitOverrides: parseLimitOverrides(options.limit),
-  });
-  if (plan.model === null)
-    throw new RyeError(
-      plan.model_error?.code ?? 'PROVIDER_MODEL_UNKNOWN',
-      `Cannot run directive ${directiveId}: ${plan.model_error?.message ?? 'its model cannot be resolved'}`,
-      { item_id: directiveId },
-    );
-  const selection = await selectProvider(
-    ctx.spaces,
-    { provider: plan.model.provider, id: plan.model.model },
-    { env: ctx.io.env },
+  refuseUnderThreadToken(ctx, directiveId);
+  const { killRunningTools } = await import('../../executor/index.js');
+  const interrupts = threadInterrupts(killRunningTools, ctx.io.stderr);
+  let result: ThreadResult;
+  try {
+    const ops = { ...operationContext(ctx, options.caps), signal: interrupts.signal };
+    result = await runRootThread(ops, directiveId, inputs, {
+      limits: options.limit,
+      ...(ctx.json ? {} : { onProgress: (line: string) => ctx.io.stderr(`${line}\n`) }),
+    });
+  } catch (error) {
+    if (!ctx.json || !isRyeError(error)) throw error;
+    // A refusal prints the operation's error shape too, as MCP answers it.
+    const { errorResult } = await import('../../threads/ops/index.js');
+    emit(ctx, errorResult(error, directiveId), []);
+    return exitCodeFor(error.code);
+  } finally {
+    interrupts.dispose();
+  }
+  // --json prints exactly what MCP `execute` answers (THREADS.md §14).
+  emit(ctx, threadAnswer(directiveId, result), resultLines(result));
+  return interrupts.exitCode() ?? exitCodeOf(result);
+}
+
+/**
+ * `rye execute directive <id> --spawn`: start the thread in a detached worker
+ * and print its id; the worker keeps running after this command exits.
+ */
+export async function spawnDirectiveCommand(
+  ctx: CommandContext,
+  directiveId: string,
+  inputs: unknown,
+  options: RunDirectiveOptions,
+): Promise<number> {
+  const { spawnRootThread } = await import('../../threads/root/index.js');
+  const { operationContext } = await import('../operation-context.js');
+  refuseUnderThreadToken(ctx, directiveId);
+  const { thread_id } = await spawnRootThread(
+    operationContext(ctx, options.caps),
+    directiveId,
+    inputs,
+    { limits: options.limit },
   );
-  const client = createProviderClient(selection, { env: ctx.io.env });
-  const loaded = await loadOperation(ops, { item_type: 'directive', item_id: directiveId });
-  if (plan.directive.content_sha256 !== sha256Hex(loaded.content))
-    throw new RyeError(
-      'INTEGRITY_HASH_MISMATCH',
-      `Cannot run directive ${directiveId}: it changed while it was being admitted`,
-      { item_id: directiveId },
-    );
-  const program = loaded.metadata['program'] as DirectiveProgram;
-  const signer = await readSigner(keyDir(ctx.spaces));
-  const result = await runThread({
-    projectRoot: ctx.spaces.project,
-    ops,
-    plan,
-    returnSchema: returnSchemaOf(program),
-    client,
-    signer,
-    ...(ctx.json ? {} : { onProgress: (line: string) => ctx.io.stderr(`${line}\n`) }),
-  });
-  emit(ctx, result, resultLines(result));
-  return exitCodeOf(result);
+  emit(
+    ctx,
+    { status: 'success', item_id: directiveId, data: { thread_id, status: 'running' }, thread_id },
+    [`thread ${thread_id}: running (detached; rye thread show ${thread_id})`],
+  );
+  return 0;
 }
 
 /** 0 completed; 3 an integrity refusal ended it; 1 anything else. */

@@ -3,6 +3,7 @@ import type { TrustSet } from '../../integrity/index.js';
 import { readTextFile } from '../../platform/index.js';
 import type { CommandContext } from '../context.js';
 import { emit } from '../report.js';
+import { threadInterrupts } from '../thread-interrupts.js';
 import { exitCodeOf, resultLines } from './run-directive.js';
 
 /**
@@ -16,7 +17,7 @@ import { exitCodeOf, resultLines } from './run-directive.js';
 export async function resumeCommand(
   ctx: CommandContext,
   threadId: string,
-  options: { message: string; caps?: string },
+  options: { message: string; caps?: string; rebase?: boolean },
   trust: TrustSet,
 ): Promise<number> {
   const { resumeThread } = await import('../../threads/loop/index.js');
@@ -27,6 +28,8 @@ export async function resumeCommand(
   const message = options.message.startsWith('@')
     ? await readTextFile(resolve(ctx.io.cwd, options.message.slice(1)), 1024 * 1024)
     : options.message;
+  const { killRunningTools } = await import('../../executor/index.js');
+  const interrupts = threadInterrupts(killRunningTools, ctx.io.stderr);
   const result = await resumeThread({
     projectRoot: ctx.spaces.project,
     ops: operationContext(ctx, options.caps),
@@ -42,8 +45,10 @@ export async function resumeCommand(
       );
       return createProviderClient(selection, { env: ctx.io.env });
     },
+    signal: interrupts.signal,
+    ...(options.rebase === true ? { rebase: true } : {}),
     ...(ctx.json ? {} : { onProgress: (line: string) => ctx.io.stderr(`${line}\n`) }),
-  });
+  }).finally(() => interrupts.dispose());
   emit(ctx, result, resultLines(result));
-  return exitCodeOf(result);
+  return interrupts.exitCode() ?? exitCodeOf(result);
 }

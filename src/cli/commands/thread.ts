@@ -12,14 +12,16 @@ import {
 import { CAPS_OPTION_HELP } from '../authority.js';
 import { emit } from '../report.js';
 import type { Runner } from '../runner.js';
+import { addThreadControl } from './thread-control.js';
+import { addThreadViews } from './thread-tree.js';
 
 type ListOptions = CommonOptions & { status?: string; tree?: string };
-type ResumeOptions = CommonOptions & { message: string; caps?: string };
+type ResumeOptions = CommonOptions & { message: string; caps?: string; rebase?: boolean };
 
-/** `rye thread list|show|verify`: the thread index, the signed record, offline verification. */
+/** `rye thread list|show|verify|resume|cancel|wait|tail`: the index, records, control. */
 export function threadCommand(io: CliIo, run: Runner): Command {
   const thread = new Command('thread').description(
-    'inspect threads under .ai/threads/: list, show the signed record, verify chain and checkpoints',
+    'threads under .ai/threads/: list, show, verify, resume, cancel, wait for and tail them',
   );
   thread.addCommand(
     withCommonOptions(new Command('list'))
@@ -96,6 +98,10 @@ export function threadCommand(io: CliIo, run: Runner): Command {
       )
       .argument('<id>', 'thread id')
       .requiredOption('--message <text>', 'the message to continue with, or @file')
+      .option(
+        '--rebase',
+        'when the directive changed: end this thread "continued" and run a successor under the new one',
+      )
       .option('--caps <caps>', CAPS_OPTION_HELP)
       .action((id: string, options: ResumeOptions) =>
         run(options, async () => {
@@ -105,6 +111,8 @@ export function threadCommand(io: CliIo, run: Runner): Command {
         }),
       ),
   );
+  addThreadControl(thread, io, run, trustOf);
+  addThreadViews(thread, io, run, trustOf);
   return thread;
 }
 

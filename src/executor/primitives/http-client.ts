@@ -62,8 +62,11 @@ export async function runHttpRequest(request: HttpRequest): Promise<HttpResult> 
   let lastError = '';
   for (let attempt = 1; attempt <= request.retry.maxAttempts; attempt++) {
     if (attempt > 1) await delay(backoffMs(request.retry, attempt - 1));
+    if (aborted(request)) throw cancelled(at);
     try {
-      const signal = AbortSignal.timeout(request.timeoutMs);
+      const timeout = AbortSignal.timeout(request.timeoutMs);
+      const signal =
+        request.signal === undefined ? timeout : AbortSignal.any([timeout, request.signal]);
       const response = await fetch(url, { ...init, signal });
       const { body, truncated } = await readBody(response, request.maxResponseBytes);
       return {
@@ -75,11 +78,21 @@ export async function runHttpRequest(request: HttpRequest): Promise<HttpResult> 
         truncated,
       };
     } catch (error) {
+      if (aborted(request)) throw cancelled(at);
       lastError = redact(describe(error, request.timeoutMs), secrets);
       if (!isRetryable(error)) throw requestFailed(at, where, attempt, lastError, error);
     }
   }
   throw requestFailed(at, where, request.retry.maxAttempts, lastError, undefined);
+}
+
+// A function, not an inline test: the signal can abort while an attempt is in flight.
+function aborted(request: HttpRequest): boolean {
+  return request.signal?.aborted === true;
+}
+
+function cancelled(at: string): RyeError {
+  return new RyeError('EXECUTE_CANCELLED', `${at}: the call was cancelled`);
 }
 
 function parseUrl(request: HttpRequest, secrets: readonly string[]): URL {

@@ -6,7 +6,8 @@
  * POSIX only: process-group signalling (`kill(-pgid)`) has no Windows meaning.
  */
 import { spawn } from 'node:child_process';
-import type { ChildProcessWithoutNullStreams } from 'node:child_process';
+import type { ChildProcessByStdio } from 'node:child_process';
+import type { Readable, Writable } from 'node:stream';
 import { statSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { StringDecoder } from 'node:string_decoder';
@@ -33,20 +34,23 @@ const GROUP_POLL_MS = 50;
  *   or `$(id)` stays one literal argument. A bare command is looked up on
  *   `request.env.PATH`, not on this process's PATH.
  * - Only `request.env` is passed; nothing is inherited from this process.
- * - stdin receives `request.stdin` then EOF (null: EOF at once); a child that
- *   does not read its stdin is not an error.
+ * - stdin receives `request.stdin` then EOF; null gives the child /dev/null
+ *   (`ignore`), so it can never read the caller's stdin (an MCP server's
+ *   protocol stream). A child that does not read its stdin is not an error.
  * - Each stream keeps at most `maxOutputBytes` bytes (cut on a UTF-8 character
  *   boundary) then gets the line `[rye: <stream> truncated after N bytes]`; the
  *   pipes are still drained so the child never blocks on a full pipe.
  * - On timeout the child runs in its own process group, which receives SIGTERM,
  *   then SIGKILL after {@link KILL_GRACE_MS} if any member remains; the promise
- *   settles only once the group is empty or SIGKILL was sent.
+ *   settles only once the group is empty or SIGKILL was sent. Aborting
+ *   `request.signal` does the same and marks the result `cancelled`.
  * - On a normal exit background grandchildren are left alone (they keep running,
  *   and may get SIGPIPE if they write to the closed pipes).
  * - Non-zero exit, death by signal and timeout are results, not errors.
  *
  * @throws RyeError EXECUTOR_CONFIG_INVALID — missing/non-directory cwd, bad
  *   timeout or cap, or arguments Node refuses (NUL bytes, empty command).
+ * @throws RyeError EXECUTE_CANCELLED — the signal was already aborted: nothing is spawned.
  * @throws RyeError EXECUTE_COMMAND_NOT_FOUND — the command does not exist or
  *   is not executable (ENOENT, EACCES, ENOTDIR), or spawning failed otherwise.
  */
@@ -69,6 +73,7 @@ export function killRunningTools(): number {
 export async function runSubprocess(request: SubprocessRequest): Promise<SubprocessResult> {
   checkLimits(request);
   await checkCwd(request);
+  if (request.signal?.aborted === true) throw cancelledBeforeSpawn(request);
   const started = performance.now();
   const child = spawnChild(request);
   const pgid = child.pid;
@@ -77,24 +82,38 @@ export async function runSubprocess(request: SubprocessRequest): Promise<Subproc
   const stderr = new CappedOutput('stderr', request.maxOutputBytes);
   child.stdout.on('data', (chunk: Buffer) => stdout.push(chunk));
   child.stderr.on('data', (chunk: Buffer) => stderr.push(chunk));
-  // EPIPE when the child exits without reading stdin: the child's result tells the story.
-  child.stdin.on('error', () => undefined);
-  if (request.stdin === null) child.stdin.end();
-  else child.stdin.end(request.stdin);
+  if (child.stdin !== null) {
+    // EPIPE when the child exits without reading stdin: the child's result tells the story.
+    child.stdin.on('error', () => undefined);
+    child.stdin.end(request.stdin);
+  }
 
   let timedOut = false;
+  let cancelled = false;
   let termination: Promise<void> = Promise.resolve();
+  const stop = (): void => {
+    if (child.pid !== undefined && !timedOut && !cancelled) termination = terminateGroup(child.pid);
+  };
   const timer = setTimeout(() => {
+    stop();
     timedOut = true;
-    if (child.pid !== undefined) termination = terminateGroup(child.pid);
   }, request.timeoutMs);
+  const onAbort = (): void => {
+    stop();
+    cancelled = true;
+  };
+  request.signal?.addEventListener('abort', onAbort, { once: true });
   // Once the child itself has exited, the clock stops: grandchildren are not timed.
-  child.once('exit', () => clearTimeout(timer));
+  child.once('exit', () => {
+    clearTimeout(timer);
+    request.signal?.removeEventListener('abort', onAbort);
+  });
   let exit: ExitStatus;
   try {
     exit = await waitForExit(child, request);
   } finally {
     clearTimeout(timer);
+    request.signal?.removeEventListener('abort', onAbort);
     if (pgid !== undefined) runningGroups.delete(pgid);
   }
   await termination;
@@ -104,6 +123,7 @@ export async function runSubprocess(request: SubprocessRequest): Promise<Subproc
     returnCode: exit.code,
     signal: exit.signal,
     timedOut,
+    cancelled,
     stdoutTruncated: stdout.truncated,
     stderrTruncated: stderr.truncated,
     durationMs: performance.now() - started,
@@ -138,7 +158,9 @@ async function checkCwd(request: SubprocessRequest): Promise<void> {
   }
 }
 
-function spawnChild(request: SubprocessRequest): ChildProcessWithoutNullStreams {
+type Child = ChildProcessByStdio<Writable | null, Readable, Readable>;
+
+function spawnChild(request: SubprocessRequest): Child {
   try {
     return spawn(request.command, [...request.args], {
       cwd: request.cwd,
@@ -146,18 +168,15 @@ function spawnChild(request: SubprocessRequest): ChildProcessWithoutNullStreams 
       shell: false,
       // Its own process group, so a timeout can kill grandchildren too.
       detached: true,
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
+      stdio: [request.stdin === null ? 'ignore' : 'pipe', 'pipe', 'pipe'],
+    }) as Child;
   } catch (error) {
     // Synchronous refusals are argument validation (NUL bytes, empty command…).
     throw configInvalid(request, messageOf(error), error);
   }
 }
 
-function waitForExit(
-  child: ChildProcessWithoutNullStreams,
-  request: SubprocessRequest,
-): Promise<ExitStatus> {
+function waitForExit(child: Child, request: SubprocessRequest): Promise<ExitStatus> {
   return new Promise((resolve, reject) => {
     let drain: NodeJS.Timeout | undefined;
     const finish = (code: number | null, signal: string | null): void => {
@@ -233,6 +252,16 @@ function configInvalid(request: SubprocessRequest, why: string, cause?: unknown)
     `Cannot run ${request.command}: ${why}`,
     { command: request.command, cwd: request.cwd },
     { cause },
+  );
+}
+
+function cancelledBeforeSpawn(request: SubprocessRequest): RyeError {
+  return new RyeError(
+    'EXECUTE_CANCELLED',
+    `Not running ${request.command}: the call was cancelled`,
+    {
+      command: request.command,
+    },
   );
 }
 

@@ -9,10 +9,12 @@ import {
   type Capability,
 } from '../capabilities/index.js';
 import {
+  admitHooks,
   interpolate,
   resolveInputs,
   resolveLimits,
   returnSchemaOf,
+  type AdmittedHook,
   type InputValues,
   type ResolvedLimits,
 } from '../directive/index.js';
@@ -59,6 +61,8 @@ export interface ThreadPlan {
   readonly capabilities: readonly string[];
   readonly caps_dropped: readonly string[];
   readonly limits: ResolvedLimits;
+  /** The hooks as admitted (ids and inputs interpolated): `hooks_admitted` (THREADS.md §12). */
+  readonly hooks: readonly AdmittedHook[];
   readonly model: ModelForPlan | null;
   readonly system_prompt: string;
   readonly first_message: string;
@@ -72,7 +76,7 @@ export interface ThreadPlan {
  * `<permissions>` and meet them with the caller's authority (what the
  * directive declared but does not get is `caps_dropped`), resolve the limits,
  * render the system prompt, the first message and the tool definitions, and
- * price the worst case. Pure.
+ * admit the hooks and price the worst case. Pure.
  *
  * @throws RyeError INPUTS_INVALID, VALIDATION_FAILED (interpolation),
  *   CAPABILITY_INVALID (a bad grant)
@@ -104,6 +108,7 @@ export function planThread(input: PlanInput): ThreadPlan {
   const first_message = renderFirstMessage(inputs);
   const tools = toolDefinitions(offer);
   const limits = resolveLimits(program.limits, input.limitOverrides);
+  const hooks = admitHooks(program, inputs);
   return {
     directive: {
       id: directive.id,
@@ -114,6 +119,7 @@ export function planThread(input: PlanInput): ThreadPlan {
     capabilities,
     caps_dropped: dropped,
     limits,
+    hooks,
     model: input.model,
     system_prompt,
     first_message,

@@ -34,6 +34,31 @@ export interface WorstCase {
   readonly turn_budget_usd: string | null;
   /** What the ledger lets the thread spend: the spend limit, or null when unlimited. */
   readonly spend_limit_usd: string | null;
+  /**
+   * The whole tree the thread may start (THREADS.md §6, §11): every
+   * descendant's reservation also debits this thread's account, so the tree
+   * can never spend more than its spend limit; without one, at most
+   * `max_threads` threads (children's `spawns` and `depth` are clamped to
+   * these) each spending at most the turn budget. Null where a limit is 0
+   * (unlimited).
+   */
+  readonly tree: {
+    readonly max_threads: number | null;
+    readonly worst_usd: string | null;
+  };
+}
+
+/** Threads in a tree of fan-out `spawns` and `depth` levels below the root; null if unbounded. */
+function maxThreads(spawns: number, depth: number): number | null {
+  if (spawns === 0 || depth === 0) return null;
+  let total = 1;
+  let level = 1;
+  for (let d = 1; d <= depth; d++) {
+    level *= spawns;
+    total += level;
+    if (!Number.isSafeInteger(total)) return null;
+  }
+  return total;
 }
 
 /**
@@ -78,5 +103,21 @@ export function worstCaseOf(input: {
     per_turn_usd: formatUsd(perTurn),
     turn_budget_usd: limits.turns === 0 ? null : formatUsd(perTurn * limits.turns),
     spend_limit_usd: headroom === null ? null : formatUsd(headroom),
+    tree: treeWorstCase(limits, headroom, limits.turns === 0 ? null : perTurn * limits.turns),
   };
+}
+
+function treeWorstCase(
+  limits: ResolvedLimits,
+  spendLimit: number | null,
+  turnBudget: number | null,
+): WorstCase['tree'] {
+  const threads = maxThreads(limits.spawns, limits.depth);
+  const byTurns =
+    threads === null || turnBudget === null || !Number.isSafeInteger(threads * turnBudget)
+      ? null
+      : threads * turnBudget;
+  const worst =
+    spendLimit === null ? byTurns : byTurns === null ? spendLimit : Math.min(spendLimit, byTurns);
+  return { max_threads: threads, worst_usd: worst === null ? null : formatUsd(worst) };
 }

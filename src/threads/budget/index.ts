@@ -25,6 +25,7 @@ export {
   assertWithinBound,
   attemptKeyOf,
   availableOf,
+  decideRefused,
   decideRelease,
   decideReserve,
   decideSettle,

@@ -2,6 +2,7 @@ import { RyeError } from '../../errors/index.js';
 import { tryParseThreadId } from '../ids/index.js';
 import {
   availableOf,
+  decideRefused,
   decideRelease,
   decideReserve,
   decideSettle,
@@ -195,6 +196,17 @@ export function releaseIn(
 ): FinalizeResult {
   const attempt = attemptOf(tx, attemptKey);
   return finalize(tx, attempt, decideRelease(attempt, reason), nowMs);
+}
+
+/** @throws RyeError BUDGET_ATTEMPT_INVALID */
+export function refuseIn(
+  tx: LedgerTx,
+  attemptKey: string,
+  status: number,
+  nowMs: number,
+): FinalizeResult {
+  const attempt = attemptOf(tx, attemptKey);
+  return finalize(tx, attempt, decideRefused(attempt, status), nowMs);
 }
 
 /** @throws RyeError BUDGET_ACCOUNT_INVALID */

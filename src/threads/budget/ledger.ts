@@ -177,6 +177,34 @@ export function decideRelease(attempt: Attempt, why: string): Finalization {
 }
 
 /**
+ * Release an issued attempt the provider refused with an HTTP error status
+ * (4xx/5xx) before any output: the answer was an error body, no model ran and
+ * no token was generated, so nothing is charged (`released`, reason
+ * `refused_http_<status>`). A connection that broke after the request left
+ * (no status) or a stream that broke mid-way is not a refusal: release it
+ * with {@link decideRelease}, which charges the reservation. Pure.
+ *
+ * @throws RyeError BUDGET_ATTEMPT_INVALID unless the attempt is `issued`, or
+ *   when `status` is not an HTTP error status (400–599).
+ */
+export function decideRefused(attempt: Attempt, status: number): Finalization {
+  requireState(attempt, ['issued'], 'release as refused');
+  if (!Number.isInteger(status) || status < 400 || status > 599)
+    throw new RyeError(
+      'BUDGET_ATTEMPT_INVALID',
+      `Cannot release attempt ${attempt.attemptKey} as refused: ${String(status)} is not an HTTP error status`,
+      { attempt: attempt.attemptKey, status },
+    );
+  return {
+    state: 'released',
+    chargedNanos: 0,
+    commitNanos: 0,
+    basis: null,
+    reason: `refused_http_${status}`,
+  };
+}
+
+/**
  * Refuse a step the attempt's state does not allow.
  * @throws RyeError BUDGET_ATTEMPT_INVALID
  */

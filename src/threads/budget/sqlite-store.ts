@@ -9,6 +9,7 @@ import {
   closeIn,
   markIssuedIn,
   openAccountIn,
+  refuseIn,
   releaseIn,
   reserveIn,
   settleIn,
@@ -106,6 +107,7 @@ export function sqliteBudgetStore(
     markIssued: (key) => run((t) => markIssuedIn(t, key)),
     settle: (key, charge) => run((t) => settleIn(t, key, charge, clock.now())),
     release: (key, reason = 'released') => run((t) => releaseIn(t, key, reason, clock.now())),
+    refuse: (key, status) => run((t) => refuseIn(t, key, status, clock.now())),
     close: (threadId) => run((t) => closeIn(t, threadId, clock.now())),
     balances: async (threadId) => read((t) => balancesIn(t, threadId)),
     snapshot: async (treeId) =>

@@ -99,6 +99,12 @@ export interface BudgetStore {
   settle(attemptKey: string, chargeNanos: Nanos | null): Promise<FinalizeResult>;
   /** End an attempt without usage: `released` if unsent, `charged_max` if issued. */
   release(attemptKey: string, reason?: string): Promise<FinalizeResult>;
+  /**
+   * End an issued attempt the provider refused with an HTTP error status
+   * before any output: `released`, nothing charged (reason `refused_http_<status>`).
+   * @throws RyeError BUDGET_ATTEMPT_INVALID
+   */
+  refuse(attemptKey: string, status: number): Promise<FinalizeResult>;
   /** Close the thread's account and its active descendants', ending their open attempts. */
   close(threadId: string): Promise<CloseResult>;
   /** The thread's account, then each ancestor's, up to the root. */

@@ -36,5 +36,24 @@ export type { AppendTokenOptions, MintTokenOptions } from './token.js';
 export type { TokenBody } from './token-body.js';
 export { MAX_TOKEN_BLOCKS, MAX_TOKEN_LENGTH, TOKEN_PREFIX } from './token-codec.js';
 export type { TokenRefusal } from './token-error.js';
-export { TOKEN_CLOCK_SKEW_S, verifyToken } from './token-verify.js';
+export { TOKEN_CLOCK_SKEW_S, clearVerifiedPrefixes, verifyToken } from './token-verify.js';
+export { verifyPresented } from './token-presented.js';
+export { decodeToken } from './token-codec.js';
+export type { JtiHolder, TokenTrust } from './token-presented.js';
 export type { JtiState, VerifiedToken, VerifyTokenOptions } from './token-verify.js';
+export {
+  MAX_CEILING_TTL_S,
+  mintCeilingToken,
+  parseTtl,
+  isCeilingToken,
+  localTokenTrust,
+  verifyCeilingToken,
+} from './ceiling-token.js';
+export type { MintedCeiling } from './ceiling-token.js';
+export {
+  MAX_REVOCATION_BYTES,
+  parseRevocationList,
+  readRevocationList,
+  revocationListPath,
+  revokeCeilingJti,
+} from './revocations.js';

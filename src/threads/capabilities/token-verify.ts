@@ -6,6 +6,23 @@ import { decodeToken, type DecodedBlock } from './token-codec.js';
 import { tokenInvalid } from './token-error.js';
 import { bodySignatureValid } from './token-sign.js';
 
+/** Verified chain prefixes kept per process (THREADS.md §17: a thread presents its token per operation). */
+const MAX_VERIFIED_PREFIXES = 4096;
+const verifiedPrefixes = new Map<string, CapSet>();
+
+function rememberPrefix(key: string, caps: CapSet): void {
+  if (verifiedPrefixes.size >= MAX_VERIFIED_PREFIXES) {
+    const oldest = verifiedPrefixes.keys().next().value;
+    if (oldest !== undefined) verifiedPrefixes.delete(oldest);
+  }
+  verifiedPrefixes.set(key, caps);
+}
+
+/** Forget every verified prefix (benchmarks measure a cold chain with it). */
+export function clearVerifiedPrefixes(): void {
+  verifiedPrefixes.clear();
+}
+
 /** Clock skew tolerated before `nbf`, in seconds. */
 export const TOKEN_CLOCK_SKEW_S = 5;
 
@@ -54,14 +71,32 @@ export function verifyToken(token: string, options: VerifyTokenOptions): Verifie
   const blocks = decodeToken(token);
   const root = blocks[0] as DecodedBlock;
   const user = parsePublicKey(options.userPublicKey);
-  if (root.fp !== user.fingerprint)
-    throw tokenInvalid('wrong_signer', 'block 0 is not signed by the local user key', 0);
-  if (!bodySignatureValid(user.key, root.bodyText, root.sig))
-    throw tokenInvalid('bad_signature', 'the signature does not verify with the user key', 0);
-  if (root.body.prev !== null) throw tokenInvalid('chain_broken', 'block 0 has a "prev"', 0);
-  let caps = compileCaps(root.capabilities);
-  for (let i = 1; i < blocks.length; i++) {
+  // The longest prefix this process already verified under this user key:
+  // each block's `prev` binds everything before it, so a verified block's
+  // digest stands for its whole prefix (its signatures, links and caps).
+  // A hit counts only where every `prev` up to it matches the blocks present.
+  const digests = blocks.map((b) => sha256Hex(b.blockText));
+  let linked = 0;
+  while (linked + 1 < blocks.length && blocks[linked + 1]?.body.prev === digests[linked])
+    linked += 1;
+  let from = linked;
+  let caps: CapSet | undefined;
+  for (; from >= 0 && caps === undefined; from--)
+    caps = verifiedPrefixes.get(`${user.fingerprint}:${digests[from]}`);
+  from += 1;
+  if (caps === undefined) {
+    if (root.fp !== user.fingerprint)
+      throw tokenInvalid('wrong_signer', 'block 0 is not signed by the local user key', 0);
+    if (!bodySignatureValid(user.key, root.bodyText, root.sig))
+      throw tokenInvalid('bad_signature', 'the signature does not verify with the user key', 0);
+    if (root.body.prev !== null) throw tokenInvalid('chain_broken', 'block 0 has a "prev"', 0);
+    caps = compileCaps(root.capabilities);
+    from = 0;
+    rememberPrefix(`${user.fingerprint}:${digests[0]}`, caps);
+  }
+  for (let i = from + 1; i < blocks.length; i++) {
     caps = checkLink(blocks[i - 1] as DecodedBlock, blocks[i] as DecodedBlock, caps, i, blocks);
+    rememberPrefix(`${user.fingerprint}:${digests[i]}`, caps);
   }
   const last = (blocks[blocks.length - 1] as DecodedBlock).body;
   // A NaN clock would pass both comparisons below: fail closed instead.

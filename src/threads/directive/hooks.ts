@@ -84,3 +84,19 @@ export function admitHooks(program: DirectiveProgram, inputs: InputValues): Admi
   }
   return admitted;
 }
+
+/**
+ * A hook as `thread.json` and `thread_created` record it (`hooks_admitted`),
+ * in the snake_case of the other record fields. Pure.
+ */
+export function admittedHookRecord(hook: AdmittedHook): Record<string, unknown> {
+  return {
+    index: hook.index,
+    event: hook.event,
+    ...(hook.when === undefined ? {} : { when: hook.when }),
+    ...(hook.ratio === undefined ? {} : { ratio: hook.ratio }),
+    result_mode: hook.resultMode,
+    action: { kind: hook.action.kind, item_id: hook.action.itemId },
+    inputs: { ...hook.inputs },
+  };
+}

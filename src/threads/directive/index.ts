@@ -1,4 +1,4 @@
-export { admitHooks } from './hooks.js';
+export { admitHooks, admittedHookRecord } from './hooks.js';
 export type { AdmittedHook } from './hooks.js';
 export { resolveInputs } from './inputs.js';
 export type { InputValues } from './inputs.js';

@@ -1,9 +1,11 @@
 import { RyeError, isRyeError } from '../../errors/index.js';
 import { requireAllowed } from '../capabilities/index.js';
 import { validateReturn, type ReturnSchema } from '../directive/index.js';
+import type { LimitHit } from './limits-check.js';
 import {
   OPERATION_SCHEMAS,
   errorResult,
+  type ExecuteInput,
   parseOperationInput,
   runOperation,
   type OperationContext,
@@ -26,6 +28,8 @@ export interface CallOutcome {
   readonly denied: boolean;
   /** A valid `directive_return`: the outputs, outcome included. */
   readonly returned?: Readonly<Record<string, unknown>>;
+  /** A limit the call reached (a spawn past `spawns` or `depth`): the thread stops. */
+  readonly limit?: LimitHit;
 }
 
 export const OPERATION_TOOLS: Readonly<Record<string, OperationName>> = {
@@ -42,6 +46,10 @@ export interface DispatchContext {
   readonly ops: OperationContext;
   readonly offered: ReadonlySet<string>;
   readonly returnSchema: ReturnSchema | undefined;
+  /** Present the thread's token before each operation (THREADS.md §4); absent for a lone thread. */
+  readonly presentToken?: () => void;
+  /** Start a child thread; absent for a lone thread (THREAD_NESTED_DIRECTIVE). */
+  readonly spawn?: (input: ExecuteInput) => Promise<CallOutcome>;
 }
 
 /**
@@ -63,9 +71,10 @@ export function requiredCapOf(name: string, input: unknown): string | null {
  * (THREAD_TOOL_UNKNOWN), arguments that are not an object
  * (PROVIDER_RESPONSE_INVALID), input failing the operation's strict schema
  * (OPERATION_INPUT_INVALID: `capabilities`, `limits` or `parent` smuggled in
- * are unknown keys), a missing capability (CAPABILITY_DENIED), a directive
- * (THREAD_NESTED_DIRECTIVE, until child threads exist), a return that does
- * not match `<outputs>` (OPERATION_INPUT_INVALID).
+ * are unknown keys), a token that no longer verifies
+ * (CAPABILITY_TOKEN_INVALID), a missing capability (CAPABILITY_DENIED), a
+ * directive outside a tree (THREAD_NESTED_DIRECTIVE), a return that does not
+ * match `<outputs>` (OPERATION_INPUT_INVALID).
  */
 export async function dispatchCall(call: ToolCall, ctx: DispatchContext): Promise<CallOutcome> {
   try {
@@ -83,11 +92,12 @@ export async function dispatchCall(call: ToolCall, ctx: DispatchContext): Promis
       );
     if (call.name === RETURN_TOOL) return returnOutcome(call.input, ctx.returnSchema);
     const op = OPERATION_TOOLS[call.name] as OperationName;
+    ctx.presentToken?.();
     if (
       op === 'execute' &&
       (call.input as { item_type?: unknown } | null)?.item_type === 'directive'
     )
-      return nestedDirective(call.input, ctx.ops);
+      return await nestedDirective(call.input, ctx);
     const result = await runOperation(op, call.input, ctx.ops);
     return {
       result,
@@ -99,13 +109,17 @@ export async function dispatchCall(call: ToolCall, ctx: DispatchContext): Promis
   }
 }
 
-function nestedDirective(input: unknown, ops: OperationContext): CallOutcome {
+async function nestedDirective(input: unknown, ctx: DispatchContext): Promise<CallOutcome> {
   const parsed = parseOperationInput('execute', OPERATION_SCHEMAS.execute, input);
-  requireAllowed(ops.authority, 'execute', 'directive', parsed.item_id);
-  // Child threads are issue 15; until then the model learns it cannot nest.
+  requireAllowed(ctx.ops.authority, 'execute', 'directive', parsed.item_id);
+  // A dry run only plans: the ops door answers it under the thread's authority.
+  if (parsed.dry_run === true)
+    return { result: await runOperation('execute', parsed, ctx.ops), denied: false };
+  if (ctx.spawn !== undefined) return ctx.spawn(parsed);
+  // A thread run without a tree (no links) cannot start children.
   throw new RyeError(
     'THREAD_NESTED_DIRECTIVE',
-    `Cannot run directive ${parsed.item_id} inside a thread yet: child threads are not available`,
+    `Cannot run directive ${parsed.item_id} inside this thread: it runs without a thread tree`,
     { item_id: parsed.item_id },
   );
 }

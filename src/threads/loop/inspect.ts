@@ -3,12 +3,11 @@ import type { TrustSet } from '../../integrity/index.js';
 import {
   RegistryDb,
   readThreadRecord,
-  readTreeLock,
-  holderAlive,
+  FINISHED_STATUSES,
+  markOrphansInterrupted,
   registryDbPath,
   checkThreadDir,
   threadPaths,
-  treeLockPath,
   type ThreadRecord,
   type ThreadRow,
 } from '../store/index.js';
@@ -18,16 +17,6 @@ import {
   splitLines,
   verifyTranscript,
 } from '../transcript/index.js';
-
-const FINISHED = new Set([
-  'completed',
-  'failed',
-  'error',
-  'budget_denied',
-  'cancelled',
-  'killed',
-  'continued',
-]);
 
 /**
  * Mark `interrupted` every `running` thread whose tree lock is gone or held by
@@ -41,18 +30,10 @@ export function listThreads(
   if (!existsSync(registryDbPath(projectRoot))) return [];
   const db = RegistryDb.open(registryDbPath(projectRoot));
   try {
-    markInterrupted(projectRoot, db);
+    markOrphansInterrupted(projectRoot, db);
     return db.list(filter);
   } finally {
     db.close();
-  }
-}
-
-function markInterrupted(projectRoot: string, db: RegistryDb): void {
-  for (const row of db.list({ status: 'running' })) {
-    const lock = readTreeLock(treeLockPath(projectRoot, row.treeId));
-    if (lock === null || lock === undefined || !holderAlive(lock.holder))
-      db.setStatus(row.threadId, 'interrupted');
   }
 }
 
@@ -70,7 +51,7 @@ export async function showThread(
   const record = await readThreadRecord(paths, trust);
   const db = RegistryDb.open(registryDbPath(projectRoot));
   try {
-    markInterrupted(projectRoot, db);
+    markOrphansInterrupted(projectRoot, db);
     return { record, row: db.get(paths.threadId) ?? null };
   } finally {
     db.close();
@@ -107,7 +88,7 @@ export async function verifyThread(
   const verified = verifyTranscript(split, {
     thread: paths.threadId,
     trust,
-    requireSealed: FINISHED.has(record.status),
+    requireSealed: FINISHED_STATUSES.has(record.status),
   });
   resolveArtifacts(verified.events, paths.artifacts);
   return {

@@ -4,7 +4,8 @@ import type { ThreadCost } from '../transcript/index.js';
 
 /** A limit the thread reached: which, where it stands, and its maximum. */
 export interface LimitHit {
-  readonly limit: 'turns' | 'tokens' | 'duration_seconds' | 'tool_calls' | 'spend';
+  readonly limit:
+    'turns' | 'tokens' | 'duration_seconds' | 'tool_calls' | 'spend' | 'spawns' | 'depth';
   readonly current: number;
   readonly max: number;
 }

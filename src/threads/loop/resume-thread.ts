@@ -32,7 +32,11 @@ import {
   type ThreadCost,
 } from '../transcript/index.js';
 import type { ThreadResult } from './thread-result.js';
-import { ThreadRun } from './thread-run.js';
+import { ThreadTree, mintRootToken, startNode } from '../tree/index.js';
+import { newJti } from '../capabilities/index.js';
+import { watchCancelRequests } from './cancel-watch.js';
+import { rebaseThread } from './rebase-thread.js';
+import { ThreadRun, type RunThreadInput } from './thread-run.js';
 
 export interface ResumeThreadInput {
   readonly projectRoot: string;
@@ -49,6 +53,12 @@ export interface ResumeThreadInput {
   readonly client: (plan: DirectivePlan) => Promise<ProviderClient>;
   readonly clock?: Clock;
   readonly onProgress?: (line: string) => void;
+  /** Cancels the resumed thread (see RunThreadInput.signal). */
+  readonly signal?: AbortSignal;
+  /** Runs `<directive>` hook actions (see RunThreadInput.hookHost). */
+  readonly hookHost?: RunThreadInput['hookHost'];
+  /** A changed directive or set: end the thread `continued` and run a successor (rebaseThread). */
+  readonly rebase?: boolean;
 }
 
 /**
@@ -66,8 +76,11 @@ export async function resumeThread(input: ResumeThreadInput): Promise<ThreadResu
   const clock = input.clock ?? systemClock;
   const paths = threadPaths(input.projectRoot, input.threadId);
   checkThreadDir(input.projectRoot, paths);
+  // Requests recorded before this process owned the tree were for an earlier owner.
+  const sinceMs = Date.now();
   const lock = acquireTreeLock(treeLockPath(input.projectRoot, paths.threadId));
   let registry: RegistryDb | undefined;
+  let stopWatching = (): void => undefined;
   let writer: ReturnType<typeof repairTranscript>['writer'] | undefined;
   try {
     const record = await readThreadRecord(paths, input.trust);
@@ -75,10 +88,12 @@ export async function resumeThread(input: ResumeThreadInput): Promise<ThreadResu
       limitOverrides: record.limits as DirectiveLimits,
     });
     const recordedCaps = [...record.caps].sort().join('\n');
-    if (
+    const changed =
       plan.directive.content_sha256 !== record.directive.content_sha256 ||
-      [...plan.capabilities].sort().join('\n') !== recordedCaps
-    )
+      [...plan.capabilities].sort().join('\n') !== recordedCaps;
+    if (changed && input.rebase === true)
+      return await rebaseThread({ input, record, plan, paths, clock });
+    if (changed)
       throw new RyeError(
         'THREAD_RESUME_PINNED',
         `Cannot resume thread ${paths.threadId}: directive ${record.directive.id} changed (recorded sha256 ${record.directive.content_sha256}, now ${plan.directive.content_sha256})`,
@@ -141,42 +156,94 @@ export async function resumeThread(input: ResumeThreadInput): Promise<ThreadResu
       });
       cost = { ...cost, spend_nanos: cost.spend_nanos + released.committedNanos };
     }
+    const resume = {
+      messages: rebuilt.messages,
+      cost,
+      message: input.message,
+      nextTurnKey: nextTurnKey(events),
+    };
+    const runInput = {
+      projectRoot: input.projectRoot,
+      ops: input.ops,
+      plan,
+      returnSchema,
+      client,
+      signer: input.signer,
+      clock,
+      ...(input.onProgress === undefined ? {} : { onProgress: input.onProgress }),
+      ...(input.signal === undefined ? {} : { signal: input.signal }),
+      ...(input.hookHost === undefined ? {} : { hookHost: input.hookHost }),
+    };
+    const pricing = parsePricing(plan.model.pricing, plan.model.model);
+    // A resumed thread gets a new token: a new jti and holder key, so the old
+    // token stops verifying (THREADS.md §10 step 8). A root resumes at the
+    // head of a fresh in-process tree and may spawn again; a child resumes
+    // alone (its parent's holder key is gone), its jti rotated to one no token carries.
+    const tree = new ThreadTree({
+      projectRoot: input.projectRoot,
+      registry,
+      budget,
+      signer: input.signer,
+      clock,
+    });
+    const duration = plan.limits.duration_seconds;
+    const token =
+      record.parent === null
+        ? mintRootToken(
+            tree,
+            paths.threadId,
+            plan.capabilities,
+            duration === 0 ? undefined : clock.now() + duration * 1000,
+          )
+        : undefined;
+    const jti = token?.jti ?? newJti();
     const running = {
       ...record,
       status: 'running' as const,
+      token: { jti, exp: token?.exp ?? record.token?.exp ?? 0 },
       updated_at: new Date(clock.now()).toISOString(),
     };
     await writeThreadRecord(paths, running, input.signer, new Date(clock.now()));
     registry.setStatus(paths.threadId, 'running');
-    const run = new ThreadRun(
-      {
-        projectRoot: input.projectRoot,
-        ops: input.ops,
-        plan,
-        returnSchema,
-        client,
-        signer: input.signer,
-        clock,
-        ...(input.onProgress === undefined ? {} : { onProgress: input.onProgress }),
-      },
-      {
+    registry.setJti(paths.threadId, jti);
+    if (token !== undefined) {
+      const node = startNode({
+        tree,
         threadId: paths.threadId,
-        clock,
-        pricing: parsePricing(plan.model.pricing, plan.model.model),
-        registry,
-        budget,
+        parent: null,
+        token,
+        input: runInput,
+        pricing,
         record: running,
         writer,
-        resume: {
-          messages: rebuilt.messages,
-          cost,
-          message: input.message,
-          nextTurnKey: nextTurnKey(events),
-        },
-      },
-    );
+        resume,
+      });
+      const owned = registry;
+      const rootRun = node.run;
+      stopWatching = watchCancelRequests(owned, paths.threadId, (why) => rootRun.cancel(why), {
+        sinceMs,
+      });
+      node.done = rootRun.run(paths);
+      node.result = await node.done;
+      return node.result;
+    }
+    const run = new ThreadRun(runInput, {
+      threadId: paths.threadId,
+      clock,
+      pricing,
+      registry,
+      budget,
+      record: running,
+      writer,
+      resume,
+    });
+    const owned = registry;
+    stopWatching = watchCancelRequests(owned, paths.threadId, (why) => run.cancel(why), {
+      sinceMs,
+    });
     return await run.run(paths);
   } finally {
+    stopWatching();
     writer?.close();
     registry?.close();
     lock.release();

@@ -1,12 +1,4 @@
-import { RyeError, isRyeError } from '../../errors/index.js';
-import {
-  parsePricing,
-  parseUsd,
-  requirePricedForLimit,
-  type ModelPricing,
-} from '../budget/index.js';
-import { newThreadId, systemClock, type Clock } from '../ids/index.js';
-import type { DirectivePlan } from '../ops/index.js';
+import { newThreadId, systemClock } from '../ids/index.js';
 import {
   RegistryDb,
   acquireTreeLock,
@@ -15,20 +7,24 @@ import {
   threadPaths,
   treeLockPath,
   writeThreadRecord,
-  type ThreadRecord,
 } from '../store/index.js';
-import { TranscriptWriter, ZERO_COST } from '../transcript/index.js';
-import { ThreadRun, type RunThreadInput } from './thread-run.js';
+import { TranscriptWriter } from '../transcript/index.js';
+import { watchCancelRequests } from './cancel-watch.js';
+import { ThreadTree, mintRootToken, startNode } from '../tree/index.js';
+import { pricingOf, recordOf } from './admission-facts.js';
+import { type RunThreadInput } from './thread-run.js';
 import { type ThreadResult } from './thread-result.js';
 
 /**
- * Run a directive as a thread (THREADS.md §2, §5, §6, §9): admit it (thread
- * id, signed thread.json, registry row, ledger account with the spend limit,
- * `thread_created`/`system_prompt`/`cognition_in`), then loop CheckingLimits →
- * Reserving → CallingProvider → Settling → Dispatching until it completes,
- * fails, hits a limit or is refused a reservation. Each event is written
- * before the step it records acts; a signed checkpoint seals every turn and
- * the terminal event.
+ * Run a directive as the root thread of a tree (THREADS.md §2, §5, §6, §9,
+ * §11): admit it (thread id, a token signed by the user key with an
+ * in-memory holder key, signed thread.json, registry row, ledger account with
+ * the spend limit, `thread_created`/`system_prompt`/`cognition_in`), then
+ * loop CheckingLimits → Reserving → CallingProvider → Settling → Dispatching
+ * until it completes, fails, hits a limit or is refused a reservation. Its
+ * children run in this process, in the same tree; it returns once every one
+ * of them has ended. Each event is written before the step it records acts;
+ * a signed checkpoint seals every turn and the terminal event.
  *
  * Refusals before anything is written: BUDGET_UNPRICED_MODEL (finite spend,
  * no prices), PROVIDER_MODEL_UNKNOWN (no model), THREAD_LOCKED. Everything
@@ -36,48 +32,51 @@ import { type ThreadResult } from './thread-result.js';
  * THREAD_LIMIT_EXCEEDED, BUDGET_DENIED, BUDGET_BOUND_VIOLATED,
  * THREAD_DENIED_REPEATEDLY, THREAD_NO_RETURN, PROVIDER_* failures.
  */
-export async function runThread(input: RunThreadInput): Promise<ThreadResult> {
+export async function runThread(
+  input: RunThreadInput & {
+    /** Told the thread id once the thread is admitted (a detached worker reports it). */
+    readonly onAdmitted?: (threadId: string) => void;
+    /** The id to admit it under (a rebase names its successor first); default: a new one. */
+    readonly threadId?: string;
+  },
+): Promise<ThreadResult> {
   const { plan } = input;
   const clock = input.clock ?? systemClock;
-  const model = plan.model;
-  if (model === null)
-    throw new RyeError(
-      plan.model_error?.code ?? 'PROVIDER_MODEL_UNKNOWN',
-      `Cannot run directive ${plan.directive.id}: ${plan.model_error?.message ?? 'no model resolved'}`,
-      { item_id: plan.directive.id },
-    );
-  const spend = parseUsd(plan.limits.spend, 'spend');
-  const limitNanos = spend === 0 ? null : spend;
-  let pricing: ModelPricing | undefined;
-  try {
-    pricing = parsePricing(model.pricing, model.model);
-  } catch (error) {
-    if (!isRyeError(error, 'BUDGET_UNPRICED_MODEL')) throw error;
-  }
-  requirePricedForLimit(pricing, limitNanos, model.model);
-  const threadId = newThreadId(plan.directive.id, clock);
+  const { pricing, limitNanos } = pricingOf(plan);
+  const threadId = input.threadId ?? newThreadId(plan.directive.id, clock);
   const paths = threadPaths(input.projectRoot, threadId);
   checkThreadDir(input.projectRoot, paths, true);
+  const sinceMs = Date.now();
   const lock = acquireTreeLock(treeLockPath(input.projectRoot, threadId));
   const registry = RegistryDb.open(registryDbPath(input.projectRoot), { clock });
   const budget = input.budget ?? registry.budgetStore();
-  const run = new ThreadRun(input, {
-    threadId,
+  const writer = TranscriptWriter.open({
+    path: paths.transcript,
+    artifactsDir: paths.artifacts,
+    thread: threadId,
     clock,
-    pricing: pricing ?? { input: 0, output: 0 },
-    registry,
-    budget,
-    record: recordOf(plan, threadId, clock),
-    writer: TranscriptWriter.open({
-      path: paths.transcript,
-      artifactsDir: paths.artifacts,
-      thread: threadId,
-      clock,
-      head: null,
-    }),
+    head: null,
   });
+  let stopWatching = (): void => undefined;
   try {
-    await writeThreadRecord(paths, run.record, input.signer, new Date(clock.now()));
+    const tree = new ThreadTree({
+      projectRoot: input.projectRoot,
+      registry,
+      budget,
+      signer: input.signer,
+      clock,
+    });
+    const duration = plan.limits.duration_seconds;
+    const deadline = duration === 0 ? undefined : clock.now() + duration * 1000;
+    const token = mintRootToken(tree, threadId, plan.capabilities, deadline);
+    const record = recordOf(plan, threadId, clock, {
+      tree: threadId,
+      parent: null,
+      depth: 0,
+      token: { jti: token.jti, exp: token.exp },
+    });
+    const node = startNode({ tree, threadId, parent: null, token, input, pricing, record, writer });
+    await writeThreadRecord(paths, record, input.signer, new Date(clock.now()));
     registry.insertThread({
       threadId,
       treeId: threadId,
@@ -85,38 +84,18 @@ export async function runThread(input: RunThreadInput): Promise<ThreadResult> {
       directiveId: plan.directive.id,
       status: 'running',
     });
+    registry.setJti(threadId, token.jti);
     await budget.openAccount({ threadId, treeId: threadId, parentThreadId: null, limitNanos });
-    return await run.run(paths);
+    input.onAdmitted?.(threadId);
+    const run = node.run;
+    stopWatching = watchCancelRequests(registry, threadId, (why) => run.cancel(why), { sinceMs });
+    node.done = run.run(paths);
+    node.result = await node.done;
+    return node.result;
   } finally {
-    run.writer.close();
+    stopWatching();
+    writer.close();
     registry.close();
     lock.release();
   }
-}
-
-function recordOf(plan: DirectivePlan, threadId: string, clock: Clock): ThreadRecord {
-  const now = new Date(clock.now()).toISOString();
-  return {
-    thread_id: threadId,
-    tree: threadId,
-    parent: null,
-    depth: 0,
-    directive: {
-      id: plan.directive.id,
-      space: plan.directive.space,
-      content_sha256: plan.directive.content_sha256,
-      coverage: 'full',
-    },
-    inputs: plan.inputs,
-    model: plan.model,
-    limits: { ...plan.limits },
-    caps: [...plan.capabilities],
-    caps_dropped: [...plan.caps_dropped],
-    token: null,
-    hooks_admitted: [],
-    status: 'running',
-    created_at: now,
-    updated_at: now,
-    cost: { ...ZERO_COST },
-  };
 }

@@ -12,7 +12,8 @@ import {
 } from '../budget/index.js';
 import { authorityOf, compileCaps, parseCapability } from '../capabilities/index.js';
 import type { ContentPart, Message } from '../conversation/index.js';
-import { renderSummary, type ReturnSchema } from '../directive/index.js';
+import { admittedHookRecord, renderSummary, type ReturnSchema } from '../directive/index.js';
+import { ThreadHooks, type HookHost } from '../hooks/index.js';
 import { type Clock } from '../ids/index.js';
 import type { DirectivePlan, OperationContext } from '../ops/index.js';
 import {
@@ -25,10 +26,12 @@ import {
 import type { RegistryDb, threadPaths } from '../store/index.js';
 import { writeThreadRecord, type ThreadRecord, type ThreadStatus } from '../store/index.js';
 import type { TranscriptWriter } from '../transcript/index.js';
-import { ZERO_COST, type ErrorInfo, type ThreadCost } from '../transcript/index.js';
+import { ZERO_COST, mergeRoles, type ErrorInfo, type ThreadCost } from '../transcript/index.js';
+import { endFailedAttempt } from './failed-attempt.js';
 import { dispatchCall, requiredCapOf, type DispatchContext, type ToolCall } from './dispatch.js';
 import { limitBeforeCall, limitError, type LimitHit } from './limits-check.js';
 import { resultText } from './result-text.js';
+import type { ThreadLinks } from './thread-links.js';
 import { publicCost, type ThreadResult } from './thread-result.js';
 import { mapInWindow } from './window.js';
 
@@ -55,12 +58,23 @@ export interface RunThreadInput {
   readonly retryPolicy?: Partial<RetryPolicy>;
   /** Progress lines for a terminal (turns, calls and outcomes, running cost). */
   readonly onProgress?: (line: string) => void;
+  /**
+   * Cancels the thread (THREADS.md §11): the in-flight request is aborted,
+   * running tools get SIGTERM then SIGKILL after the grace, and the thread
+   * ends `cancelled` (a string reason is recorded).
+   */
+  readonly signal?: AbortSignal;
+  /**
+   * Runs `<directive>` hook actions as children of this run (THREADS.md §12);
+   * without it such hooks are recorded `unavailable`.
+   */
+  readonly hookHost?: (run: ThreadRun) => HookHost;
 }
 
 /** Why the loop stopped. */
 export type Ending =
   | { status: 'completed' | 'failed'; outputs?: Record<string, unknown>; summary?: string }
-  | { status: 'error' | 'budget_denied'; error: RyeError; limit?: LimitHit };
+  | { status: 'error' | 'budget_denied' | 'cancelled'; error: RyeError; limit?: LimitHit };
 
 export interface RunState {
   readonly threadId: string;
@@ -72,6 +86,10 @@ export interface RunState {
   readonly writer: TranscriptWriter;
   /** Continue a rebuilt thread instead of starting one (THREADS.md §10 step 9). */
   readonly resume?: ResumePoint;
+  /** An inherited absolute deadline (epoch ms): a child never outlives its parent's (THREADS.md §5). */
+  readonly inheritedDeadline?: number;
+  /** The thread's tree: its token, children and thread tools (THREADS.md §4, §11). */
+  readonly links?: (run: ThreadRun) => ThreadLinks;
 }
 
 /** Where a resumed thread picks up: its rebuilt conversation and totals, and the new message. */
@@ -95,6 +113,7 @@ export class ThreadRun implements RunState {
   readonly #input: RunThreadInput;
   readonly #dispatch: DispatchContext;
   readonly #abort = new AbortController();
+  #cancelled: RyeError | undefined;
   readonly #startedMs: number;
   readonly #deadline: number | undefined;
   #cost: ThreadCost = { ...ZERO_COST };
@@ -105,6 +124,9 @@ export class ThreadRun implements RunState {
   #bodyBytes = 0;
   #bodyDigest = '';
   readonly #resume: ResumePoint | undefined;
+  readonly #hooks: ThreadHooks;
+  #paths: ReturnType<typeof threadPaths> | undefined;
+  readonly #links: ThreadLinks | undefined;
 
   constructor(input: RunThreadInput, state: RunState) {
     this.threadId = state.threadId;
@@ -118,25 +140,107 @@ export class ThreadRun implements RunState {
     this.#resume = state.resume;
     this.#startedMs = state.clock.now();
     const duration = input.plan.limits.duration_seconds;
-    this.#deadline = duration === 0 ? undefined : this.#startedMs + duration * 1000;
+    const own = duration === 0 ? undefined : this.#startedMs + duration * 1000;
+    const inherited = state.inheritedDeadline;
+    this.#deadline = inherited === undefined ? own : Math.min(own ?? inherited, inherited);
     const caps = compileCaps(input.plan.capabilities.map((c) => parseCapability(c)));
+    const links = (this.#links = state.links?.(this));
     this.#dispatch = {
-      ops: { ...input.ops, authority: authorityOf(caps, 'thread'), signal: this.#abort.signal },
+      ops: {
+        ...input.ops,
+        authority: authorityOf(caps, 'thread'),
+        signal: this.#abort.signal,
+        // Thread tools then reach only this thread's descendants (THREADS.md §11).
+        thread: this.threadId,
+        ...(links === undefined
+          ? {}
+          : { env: { ...input.ops.env, ...links.env }, tree: links.caller }),
+      },
       offered: new Set(input.plan.tools.map((t) => t.name)),
       returnSchema: input.returnSchema,
+      ...(links === undefined
+        ? {}
+        : {
+            presentToken: () => links.presentToken(),
+            spawn: async (spawnInput) => ({ ...(await links.spawn(spawnInput)), denied: false }),
+          }),
     };
+    this.#hooks = new ThreadHooks({
+      threadId: this.threadId,
+      hooks: input.plan.hooks,
+      writer: this.writer,
+      ops: this.#dispatch.ops,
+      host: input.hookHost?.(this),
+      lineage: () => ({
+        depth: this.record.depth,
+        spawns: this.#cost.spawns,
+        limits: input.plan.limits,
+      }),
+    });
+  }
+
+  /** What the thread was started with (a child inherits the client, signer, clock and context). */
+  get input(): RunThreadInput {
+    return this.#input;
+  }
+
+  /** Aborts when the thread is cancelled or its deadline passes (its children follow it). */
+  get signal(): AbortSignal {
+    return this.#abort.signal;
+  }
+
+  /** The absolute deadline in epoch ms, if any. */
+  get deadline(): number | undefined {
+    return this.#deadline;
+  }
+
+  /** The running totals. */
+  get cost(): ThreadCost {
+    return this.#cost;
+  }
+
+  /** Count one child started (hook children included); returns the new count. */
+  countSpawn(): number {
+    this.#cost = { ...this.#cost, spawns: this.#cost.spawns + 1 };
+    return this.#cost.spawns;
+  }
+
+  /**
+   * Cancel the thread: abort the in-flight provider request (an unissued
+   * attempt is released, an issued one is charged its reservation) and the
+   * running tools (SIGTERM, SIGKILL after the grace); the loop then ends with
+   * status `cancelled` at its next step. Later calls change nothing.
+   */
+  cancel(reason: string): void {
+    if (this.#cancelled !== undefined) return;
+    this.#cancelled = new RyeError(
+      'THREAD_CANCELLED',
+      `Thread ${this.threadId} was cancelled: ${reason}`,
+      {
+        reason,
+      },
+    );
+    this.#abort.abort(this.#cancelled);
+    this.#hooks.cancel(this.#cancelled);
   }
 
   async run(paths: ReturnType<typeof threadPaths>): Promise<ThreadResult> {
+    const external = this.#input.signal;
+    const onCancel = (): void => this.cancel(reasonOf(external?.reason));
+    if (external?.aborted === true) onCancel();
+    else external?.addEventListener('abort', onCancel, { once: true });
     const timer =
       this.#deadline === undefined
         ? undefined
         : setTimeout(() => this.#abort.abort(limitErrorAt(this)), this.#deadline - this.#startedMs);
     timer?.unref();
     let ending: Ending;
+    this.#paths = paths;
     try {
-      if (this.#resume === undefined) this.#start();
-      else this.#continue(this.#resume);
+      if (this.#resume === undefined) {
+        this.#start();
+        this.#note(await this.#hooks.started());
+      } else this.#continue(this.#resume);
       ending = await this.#loop();
     } catch (error) {
       if (!isRyeError(error)) {
@@ -149,8 +253,18 @@ export class ThreadRun implements RunState {
       ending = { status: 'error', error };
     } finally {
       if (timer !== undefined) clearTimeout(timer);
+      external?.removeEventListener('abort', onCancel);
     }
-    return this.#finalize(paths, ending);
+    if (
+      this.#cancelled !== undefined &&
+      ending.status !== 'completed' &&
+      ending.status !== 'failed'
+    )
+      ending = { status: 'cancelled', error: this.#cancelled };
+    await this.#hooks.beforeEnd(ending);
+    const result = await this.#finalize(paths, ending);
+    if (ending.status === 'completed' && (await this.#hooks.afterComplete())) this.#checkpoint();
+    return result;
   }
 
   #start(): void {
@@ -162,15 +276,15 @@ export class ThreadRun implements RunState {
         coverage: 'full',
       },
       inputs: plan.inputs,
-      parent: null,
-      tree: this.threadId,
-      depth: 0,
+      parent: this.record.parent,
+      tree: this.record.tree,
+      depth: this.record.depth,
       caps: plan.capabilities,
       caps_dropped: plan.caps_dropped,
-      token: null,
+      token: this.record.token,
       limits: { ...plan.limits },
       model: plan.model,
-      hooks_admitted: [],
+      hooks_admitted: plan.hooks.map(admittedHookRecord),
     });
     this.writer.append('system_prompt', { text: plan.system_prompt });
     this.writer.append('cognition_in', { content: plan.first_message });
@@ -230,8 +344,25 @@ export class ThreadRun implements RunState {
     this.#fold(message);
   }
 
+  /** Hook notes join the next request, merged into its user message as the rebuild merges them. */
+  #note(notes: readonly string[]): void {
+    if (notes.length === 0) return;
+    const added = notes.map((text): Message => ({
+      role: 'user',
+      content: [{ type: 'text', text }],
+    }));
+    this.#replaceMessages(mergeRoles([...this.#messages, ...added]));
+  }
+
+  #replaceMessages(messages: readonly Message[]): void {
+    this.#messages = [...messages];
+    this.#foldRequestHead();
+    for (const message of this.#messages) this.#fold(message);
+  }
+
   async #loop(): Promise<Ending> {
     for (;;) {
+      if (this.#cancelled !== undefined) return { status: 'cancelled', error: this.#cancelled };
       const hit = limitBeforeCall(
         this.#input.plan.limits,
         this.#cost,
@@ -239,6 +370,16 @@ export class ThreadRun implements RunState {
         this.clock.now(),
       );
       if (hit !== null) return this.#limit(hit);
+      const pressure = await this.#hooks.beforeRequest({
+        system: this.#input.plan.system_prompt,
+        messages: this.#messages,
+        contextWindow: this.#input.plan.model?.context_window ?? Infinity,
+        bytes: this.#bodyBytes,
+        transcript: this.#paths!.transcript,
+        artifactsDir: this.#paths!.artifacts,
+      });
+      if ('exhausted' in pressure) return { status: 'error', error: pressure.exhausted };
+      if ('messages' in pressure) this.#replaceMessages(pressure.messages);
       let response: ProviderResponse;
       try {
         response = await this.#callProvider();
@@ -247,12 +388,14 @@ export class ThreadRun implements RunState {
         if (error.code === 'BUDGET_DENIED') return { status: 'budget_denied', error };
         if (error.code === 'THREAD_LIMIT_EXCEEDED') return { status: 'error', error };
         if (this.#deadlinePassed()) return this.#limit(this.#durationHit());
+        if ((await this.#hooks.onProviderError(error)) === 'retry') continue;
         return { status: 'error', error };
       }
       const calls = response.content.filter(
         (p): p is Extract<ContentPart, { type: 'tool_call' }> => p.type === 'tool_call',
       );
       const ending = calls.length === 0 ? this.#noCalls(response) : await this.#dispatchAll(calls);
+      if (ending === null) this.#note(await this.#hooks.afterStep());
       this.#checkpoint();
       if (ending !== null) return ending;
     }
@@ -339,7 +482,7 @@ export class ThreadRun implements RunState {
             },
           );
         } catch (error) {
-          const released = await this.budget.release(key, isRyeError(error) ? error.code : 'error');
+          const released = await endFailedAttempt(this.budget, key, error);
           this.#charge(released.committedNanos, null);
           this.writer.append('budget', {
             op: 'release',
@@ -348,6 +491,7 @@ export class ThreadRun implements RunState {
             nanos: released.committedNanos,
             basis: released.basis,
             state: released.state,
+            reason: released.reason,
           });
           throw error;
         }
@@ -485,6 +629,7 @@ export class ThreadRun implements RunState {
       parts.push({ type: 'tool_result', call_id: call.id, ok, content: shown.text });
       this.#denials = outcome.denied ? this.#denials + 1 : 0;
       if (outcome.returned !== undefined) returned = { ...outcome.returned };
+      if (outcome.limit !== undefined) overLimit ??= outcome.limit;
       this.#progress(
         `  ${call.name} ${describeTarget(call.input)} → ${ok ? 'ok' : outcome.result.status === 'error' ? outcome.result.error.code : ''}`,
       );
@@ -561,6 +706,7 @@ export class ThreadRun implements RunState {
   /** Finalizing: the terminal event, its checkpoint, the record, the index, the ledger. */
   async #finalize(paths: ReturnType<typeof threadPaths>, ending: Ending): Promise<ThreadResult> {
     const status: ThreadStatus = ending.status;
+    await this.#links?.beforeFinalize(status);
     const error: ErrorInfo | undefined =
       'error' in ending
         ? { code: ending.error.code, message: ending.error.message, details: ending.error.details }
@@ -602,6 +748,12 @@ export class ThreadRun implements RunState {
   #progress(line: string): void {
     this.#input.onProgress?.(line);
   }
+}
+
+function reasonOf(reason: unknown): string {
+  if (typeof reason === 'string' && reason !== '') return reason;
+  if (reason instanceof Error && reason.message !== '') return reason.message;
+  return 'cancelled by its caller';
 }
 
 function limitErrorAt(run: ThreadRun): RyeError {

@@ -1,5 +1,6 @@
 import type { Spaces } from '../../items/index.js';
 import type { Authority } from '../capabilities/index.js';
+import type { ThreadCaller } from '../thread-tools/caller.js';
 
 /** What every operation call runs with: where, under which environment, and under whose authority. */
 export interface OperationContext {
@@ -8,6 +9,16 @@ export interface OperationContext {
   readonly env: Readonly<Record<string, string | undefined>>;
   /** Checked before anything is read, verified or run. */
   readonly authority: Authority;
-  /** Cancels the call (tools in flight are killed). */
+  /** Cancels the call (tools in flight are killed, a thread it runs is cancelled). */
   readonly signal?: AbortSignal;
+  /** Progress lines of a long call (a directive's thread: turns, calls, running cost). */
+  readonly onProgress?: (line: string) => void;
+  /**
+   * The thread whose model makes the call, when one does: thread tools then
+   * reach only its own descendants (THREADS.md §11). Absent for the operator
+   * (CLI, MCP).
+   */
+  readonly thread?: string;
+  /** That thread's in-process tree (its live descendants), for wait_threads and cancel_thread. */
+  readonly tree?: ThreadCaller;
 }

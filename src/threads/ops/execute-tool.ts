@@ -1,5 +1,5 @@
 import { execute, type ExecuteResult } from '../../executor/index.js';
-import { parseItemId } from '../../items/index.js';
+import { isReservedId, parseItemId } from '../../items/index.js';
 import { allowed, allowedViaChain, requireAllowed } from '../capabilities/index.js';
 import type { OperationContext } from './context.js';
 
@@ -13,7 +13,7 @@ export interface ExecuteToolOptions {
  * Run a tool under the call's authority. The entry id is checked first; only
  * when it is not granted does the chain rule (THREADS.md §3) apply, once the
  * executor has built and verified the chain and before anything is planned or
- * spawned. A tool under `rye/` always needs its own grant.
+ * spawned. A tool under `rye/` always needs its own grant, checked first.
  *
  * @throws RyeError ITEM_ID_INVALID, CAPABILITY_DENIED, and whatever `execute` throws
  */
@@ -24,12 +24,16 @@ export async function executeTool(
 ): Promise<ExecuteResult> {
   parseItemId(toolId);
   const direct = allowed(ctx.authority.caps, 'execute', 'tool', toolId);
+  // The chain rule never admits a reserved id, so it is refused before resolving:
+  // denied whether or not it exists (no existence oracle, and the denial counts).
+  if (!direct && isReservedId(toolId)) requireAllowed(ctx.authority, 'execute', 'tool', toolId);
   return execute({
     spaces: ctx.spaces,
     toolId,
     params: options.parameters,
     dryRun: options.dryRun,
     env: ctx.env,
+    ...(ctx.signal === undefined ? {} : { signal: ctx.signal }),
     ...(options.frozen === undefined ? {} : { frozen: options.frozen }),
     ...(direct
       ? {}

@@ -1,5 +1,6 @@
 export type { OperationContext } from './context.js';
 export { executeTool } from './execute-tool.js';
+export { THREAD_TOOL_PREFIX, executeThreadTool } from './execute-thread-tool.js';
 export type { ExecuteToolOptions } from './execute-tool.js';
 export { loadOperation } from './load.js';
 export { parseOperationInput } from './parse-input.js';

@@ -9,7 +9,7 @@ import type { OperationName } from './schemas.js';
  * @throws RyeError OPERATION_INPUT_INVALID with `details.issues`
  */
 export function parseOperationInput<S extends z.ZodType>(
-  operation: OperationName,
+  operation: OperationName | 'wait_threads' | 'cancel_thread',
   schema: S,
   input: unknown,
 ): z.infer<S> {

@@ -14,6 +14,7 @@ import { enumerateItemFiles } from '../catalog/index.js';
 import { MAX_ITEM_ENUM, type IdOffer } from '../prompt/index.js';
 import type { OperationContext } from './context.js';
 import { loadOperation } from './load.js';
+import { THREAD_TOOLS } from '../thread-tools/index.js';
 
 export interface DirectivePlan extends ThreadPlan {
   /** Why no model could be resolved (the plan is still shown, without prices). */
@@ -22,6 +23,8 @@ export interface DirectivePlan extends ThreadPlan {
 
 export interface PlanDirectiveOptions {
   readonly limitOverrides?: DirectiveLimits;
+  /** Receives the verified directive the plan was made from (a spawn needs its program). */
+  readonly onLoaded?: (loaded: { content: string; program: DirectiveProgram }) => void;
 }
 
 /**
@@ -42,6 +45,7 @@ export async function planDirectiveOperation(
   requireAllowed(ctx.authority, 'execute', 'directive', directiveId);
   const loaded = await loadOperation(ctx, { item_type: 'directive', item_id: directiveId });
   const program = loaded.metadata['program'] as DirectiveProgram;
+  options.onLoaded?.({ content: loaded.content, program });
   let model: ModelForPlan | null = null;
   let modelError: DirectivePlan['model_error'] = null;
   try {
@@ -78,7 +82,7 @@ export async function planDirectiveOperation(
     ...(options.limitOverrides === undefined ? {} : { limitOverrides: options.limitOverrides }),
     model,
     offer: (caps) => ({
-      execute: offerFor(caps, 'execute', ['tool', 'directive'], files),
+      execute: withThreadTools(caps, offerFor(caps, 'execute', ['tool', 'directive'], files)),
       load: offerFor(caps, 'load', ['tool', 'directive', 'knowledge'], files),
       sign: capStrings(caps).some((c) => c.startsWith('rye.sign.'))
         ? offerFor(caps, 'sign', ['tool', 'directive', 'knowledge'], files)
@@ -86,6 +90,17 @@ export async function planDirectiveOperation(
     }),
   });
   return { ...plan, model_error: modelError };
+}
+
+/**
+ * A thread that may start children is offered the thread tools (they act on
+ * its own descendants only, THREADS.md §11), so an enum does not hide them.
+ */
+function withThreadTools(caps: CapSet, offer: IdOffer): IdOffer {
+  if (offer.ids === null || !capStrings(caps).some((c) => c.startsWith('rye.execute.directive.')))
+    return offer;
+  const ids = [...new Set([...offer.ids, ...Object.keys(THREAD_TOOLS)])];
+  return ids.length <= MAX_ITEM_ENUM ? { ...offer, ids } : { ...offer, ids: null };
 }
 
 /** The resolvable ids a verb's grants reach: an enum when there are few, else the patterns. */

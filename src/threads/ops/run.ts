@@ -1,9 +1,10 @@
 import { RyeError, hintFor, isRyeError } from '../../errors/index.js';
 import type { OperationContext } from './context.js';
+import { executeDirective } from './execute-directive.js';
 import { executeTool } from './execute-tool.js';
+import { executeThreadTool } from './execute-thread-tool.js';
 import { loadOperation } from './load.js';
 import { parseOperationInput } from './parse-input.js';
-import { planDirectiveOperation } from './plan-directive.js';
 import { OPERATION_SCHEMAS, type OperationName, type OperationResult } from './schemas.js';
 import { searchOperation } from './search.js';
 import { signOperation } from './sign.js';
@@ -39,10 +40,7 @@ export async function runOperation(
     switch (name) {
       case 'execute': {
         const input = parseOperationInput(name, OPERATION_SCHEMAS.execute, rawInput);
-        if (input.item_type === 'directive') {
-          const plan = await planDirectiveOperation(ctx, input.item_id, input.inputs ?? {});
-          return { status: 'success', item_id: input.item_id, data: plan };
-        }
+        if (input.item_type === 'directive') return await executeDirective(ctx, input);
         if (input.item_type !== 'tool')
           throw new RyeError(
             'OPERATION_INPUT_INVALID',
@@ -52,6 +50,13 @@ export async function runOperation(
               issues: [{ path: 'item_type', message: 'knowledge is loaded, not executed' }],
             },
           );
+        const virtual = await executeThreadTool(
+          ctx,
+          input.item_id,
+          input.parameters ?? {},
+          input.dry_run === true,
+        );
+        if (virtual !== undefined) return virtual;
         const result = await executeTool(ctx, input.item_id, {
           parameters: input.parameters ?? {},
           dryRun: input.dry_run === true,

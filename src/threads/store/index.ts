@@ -22,4 +22,7 @@ export type { ThreadRecord, ThreadStatus } from './thread-record.js';
 export { acquireTreeLock, holderAlive, processStartTime, readTreeLock } from './tree-lock.js';
 export type { LockHolder, TreeLock } from './tree-lock.js';
 export { REGISTRY_MIGRATIONS, RegistryDb } from './registry-db.js';
-export type { EdgeKind, EdgeRow, ThreadRow } from './registry-db.js';
+export type { EdgeKind, EdgeRow, JtiRow, ThreadRow } from './registry-db.js';
+export { CANCEL_MIGRATIONS, CancelRequests } from './cancel-requests.js';
+export type { CancelRequest } from './cancel-requests.js';
+export { FINISHED_STATUSES, isLive, markOrphansInterrupted, treeOwnerAlive } from './orphans.js';

@@ -12,7 +12,8 @@ import {
   type Migration,
 } from '../budget/index.js';
 import { parseThreadId, systemClock, type Clock } from '../ids/index.js';
-import { THREAD_STATUSES, type ThreadStatus } from './thread-record.js';
+import { CANCEL_MIGRATIONS } from './cancel-requests.js';
+import { THREAD_STATUSES, type ThreadStatus } from './thread-status.js';
 
 export type EdgeKind = 'spawn' | 'hook' | 'continuation';
 
@@ -70,7 +71,22 @@ CREATE TABLE edges (
 CREATE INDEX edges_child ON edges (child_id);
 `,
   },
+  {
+    // The current token id of each thread (THREADS.md §4 check 6): a token
+    // verifies only while its jti is its thread's current one and the thread runs.
+    version: 2,
+    sql: `
+ALTER TABLE threads ADD COLUMN jti TEXT NULL;
+CREATE UNIQUE INDEX threads_jti ON threads (jti) WHERE jti IS NOT NULL;
+`,
+  },
 ];
+
+/** What the registry says about a token id: whose it is and how that thread stands. */
+export interface JtiRow {
+  readonly threadId: string;
+  readonly status: ThreadStatus;
+}
 
 interface ThreadDbRow {
   thread_id: string;
@@ -110,6 +126,12 @@ export class RegistryDb {
         `UPDATE threads SET spend_nanos = @spend_nanos, tokens_in = @tokens_in, tokens_out = @tokens_out,
            turns = @turns, updated_ms = @now WHERE thread_id = @thread_id`,
       ),
+      jti: db.prepare<[string | null, number, string]>(
+        'UPDATE threads SET jti = ?, updated_ms = ? WHERE thread_id = ?',
+      ),
+      byJti: db.prepare<[string], { thread_id: string; status: ThreadStatus }>(
+        'SELECT thread_id, status FROM threads WHERE jti = ?',
+      ),
       edge: db.prepare(
         'INSERT INTO edges (parent_id, child_id, kind, created_ms) VALUES (?, ?, ?, ?)',
       ),
@@ -133,6 +155,7 @@ export class RegistryDb {
       configureConnection(db);
       migrateComponent(db, 'ledger', LEDGER_MIGRATIONS);
       migrateComponent(db, 'threads', REGISTRY_MIGRATIONS);
+      migrateComponent(db, 'cancel', CANCEL_MIGRATIONS);
       return new RegistryDb(db, options.clock ?? systemClock);
     } catch (error) {
       db.close();
@@ -179,6 +202,24 @@ export class RegistryDb {
     this.#write(() =>
       this.#st.edge.run(parseThreadId(parentId), parseThreadId(childId), kind, now),
     );
+  }
+
+  /**
+   * Make `jti` the thread's current token id (a new token, or a resume's
+   * rotation: the old one stops verifying).
+   * @throws RyeError THREAD_NOT_FOUND
+   */
+  setJti(threadId: string, jti: string): void {
+    this.#write(() => {
+      if (this.#st.jti.run(jti, this.#clock.now(), threadId).changes === 0)
+        throw notFound(threadId);
+    });
+  }
+
+  /** The thread whose current token id is `jti`, if any. */
+  byJti(jti: string): JtiRow | undefined {
+    const row = this.#st.byJti.get(jti);
+    return row === undefined ? undefined : { threadId: row.thread_id, status: row.status };
   }
 
   /** @throws RyeError THREAD_NOT_FOUND */

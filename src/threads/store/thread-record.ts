@@ -6,19 +6,9 @@ import { tryParseThreadId } from '../ids/index.js';
 import { redactTokens } from '../transcript/index.js';
 import type { ThreadPaths } from './layout.js';
 
-export const THREAD_STATUSES = [
-  'created',
-  'running',
-  'completed',
-  'failed',
-  'error',
-  'budget_denied',
-  'cancelled',
-  'killed',
-  'interrupted',
-  'continued',
-] as const;
-export type ThreadStatus = (typeof THREAD_STATUSES)[number];
+import { THREAD_STATUSES, type ThreadStatus } from './thread-status.js';
+
+export { THREAD_STATUSES, type ThreadStatus };
 
 /** The largest thread.json read (4 MiB): inputs and outputs are JSON a model wrote or read. */
 export const MAX_RECORD_BYTES = 4 * 1024 * 1024;

@@ -122,6 +122,8 @@ export interface Payloads {
     nanos: number;
     basis?: 'provider_usage' | 'reserved_max' | null;
     state?: string;
+    /** Why an attempt ended without usage (`refused_http_500`, `PROVIDER_REQUEST_FAILED_after_issue`). */
+    reason?: string | null;
   };
   cognition_out: {
     content: readonly CognitionOutPart[];
@@ -148,7 +150,24 @@ export interface Payloads {
   };
   child_settled: { child: string; status: string; cost_nanos: number; outputs?: unknown };
   limit_hit: { limit: string; current: number; max: number };
-  hook_fired: { event: string; directive: string; result_mode: string; outcome: string };
+  /**
+   * One hook action run (THREADS.md §12): `directive` or `tool` names the
+   * action; `outcome` is `ok`, `failed`, `denied` (capability check),
+   * `skipped_limit` (spawn, depth or budget check), `invalid_control`
+   * (outputs not matching the event's control schema) or `unavailable` (no
+   * child threads in this process); `child` is a directive hook's thread.
+   */
+  hook_fired: {
+    hook: number;
+    event: string;
+    when?: string;
+    directive?: string;
+    tool?: string;
+    result_mode: string;
+    outcome: string;
+    child?: string;
+    error?: ErrorInfo;
+  };
   compaction: { replaces: readonly [number, number]; summary: string; by_thread: string | null };
   repair: {
     kind: 'torn_tail' | 'dangling_calls';

@@ -45,5 +45,5 @@ export { verifyTranscript, verifyTranscriptAsync } from './chain.js';
 export type { CheckpointMode, VerifiedTranscript, VerifyTranscriptOptions } from './chain.js';
 export { danglingCalls, planRepair, repairTranscript } from './repair.js';
 export type { RepairOptions, RepairPlan } from './repair.js';
-export { rebuildThread, resultContent } from './rebuild.js';
-export type { RebuildAnomaly, RebuiltThread } from './rebuild.js';
+export { mergeRoles, rebuildThread, resultContent } from './rebuild.js';
+export type { RebuildAnomaly, RebuiltThread, RebuiltUnit } from './rebuild.js';

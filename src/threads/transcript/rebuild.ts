@@ -26,6 +26,18 @@ export interface RebuiltThread {
   readonly lastSeq: number;
   /** Oddities rebuild worked around, for `rye thread verify`. */
   readonly anomalies: readonly RebuildAnomaly[];
+  /**
+   * The conversation before merging, as the spans compaction replaces whole:
+   * a user message, an assistant message with all its results, or a summary.
+   */
+  readonly units: readonly RebuiltUnit[];
+}
+
+/** Seqs `lo..hi` of the transcript that make `messages` together. */
+export interface RebuiltUnit {
+  readonly lo: number;
+  readonly hi: number;
+  readonly messages: readonly Message[];
 }
 
 export interface RebuildAnomaly {
@@ -172,6 +184,7 @@ export function rebuildThread(events: readonly StoredEvent[]): RebuiltThread {
     openAttempts: [...open],
     lastSeq: events.length === 0 ? -1 : (events[events.length - 1]?.seq ?? -1),
     anomalies,
+    units: units.map((u) => ({ lo: u.lo, hi: u.hi, messages: u.messages })),
   };
 }
 
@@ -201,11 +214,14 @@ function applyBudget(event: StoredEvent, open: Set<string>, cost: { spend_nanos:
   if (op === 'reserve' || op === 'issue') open.add(attempt);
   else if (op === 'settle' || op === 'release' || op === 'deny') open.delete(attempt);
   else throw invalid(event.seq, `budget op ${String(op)} is unknown`);
+  const nanos = event.payload['nanos'];
   if (op === 'settle') {
-    const nanos = event.payload['nanos'];
     if (!isCount(nanos)) throw invalid(event.seq, 'a settle has no nanos');
     cost.spend_nanos += nanos;
   }
+  // A release commits what the ledger charged (the reservation once the
+  // request left, 0 for a refusal), which counts as a settle does.
+  if (op === 'release' && isCount(nanos)) cost.spend_nanos += nanos;
 }
 
 function compact(event: StoredEvent, units: Unit[], anomalies: RebuildAnomaly[]): void {
@@ -236,7 +252,11 @@ function compact(event: StoredEvent, units: Unit[], anomalies: RebuildAnomaly[])
   });
 }
 
-function mergeRoles(messages: readonly Message[]): Message[] {
+/**
+ * Same-role neighbours merged into one message, as providers require roles to
+ * alternate; the live loop merges hook notes the same way. Pure.
+ */
+export function mergeRoles(messages: readonly Message[]): Message[] {
   const merged: { role: Message['role']; content: ContentPart[] }[] = [];
   for (const message of messages) {
     const last = merged[merged.length - 1];

@@ -85,9 +85,40 @@ describe('runSubprocess()', () => {
     expect(result.stdout).toBe('line one\nligne deux é\n');
   });
 
-  it('closes stdin at once when it is null', async () => {
-    const result = await runSubprocess(request('cat', [], { stdin: null }));
-    expect(result).toMatchObject({ stdout: '', returnCode: 0, timedOut: false });
+  it('gives the child /dev/null as stdin when it is null, never a pipe to ours', async () => {
+    const result = await runSubprocess(request('readlink', ['/proc/self/fd/0'], { stdin: null }));
+    expect(result).toMatchObject({ stdout: '/dev/null\n', returnCode: 0, timedOut: false });
+    const cat = await runSubprocess(request('cat', [], { stdin: null }));
+    expect(cat).toMatchObject({ stdout: '', returnCode: 0 });
+  });
+
+  it('kills the whole process group when the signal aborts, and says cancelled', async () => {
+    const cwd = tempDir();
+    const script = 'sleep 60 & echo $! > pidfile; sleep 1; touch marker; wait';
+    const controller = new AbortController();
+    const running = runSubprocess(
+      request('sh', ['-c', script], { cwd, signal: controller.signal }),
+    );
+    while (!existsSync(join(cwd, 'pidfile'))) await delay(20);
+    controller.abort();
+    const result = await running;
+    const grandchild = Number(readFileSync(join(cwd, 'pidfile'), 'utf8'));
+    strays.push(grandchild);
+    expect(result).toMatchObject({ cancelled: true, timedOut: false, returnCode: null });
+    expect(await waitGone(grandchild)).toBe(true);
+    await delay(1_200);
+    expect(existsSync(join(cwd, 'marker'))).toBe(false);
+  });
+
+  it('spawns nothing when the signal is already aborted', async () => {
+    const cwd = tempDir();
+    const controller = new AbortController();
+    controller.abort();
+    const attempt = runSubprocess(
+      request('sh', ['-c', 'touch marker'], { cwd, signal: controller.signal }),
+    );
+    await expect(attempt).rejects.toMatchObject({ code: 'EXECUTE_CANCELLED' });
+    expect(existsSync(join(cwd, 'marker'))).toBe(false);
   });
 
   it('ignores a child that exits without reading a large stdin', async () => {

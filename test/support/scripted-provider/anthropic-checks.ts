@@ -49,7 +49,9 @@ export function checkAnthropicRequest(
   if (problem !== undefined) return problem;
   return {
     system,
-    firstUser: textOf((messages[0] as Json)['content']),
+    // The first text block only: hook notes and compaction summaries merged
+    // into the first message keep the conversation (and its cursor).
+    firstUser: firstTextOf((messages[0] as Json)['content']),
     stream: body['stream'] === true,
   };
 }
@@ -193,6 +195,13 @@ function blocksOf(content: unknown): Json[] | undefined {
 }
 
 /** The text of a message's content (its text blocks, joined). */
+function firstTextOf(content: unknown): string {
+  const first = (blocksOf(content) ?? []).find(
+    (b) => isObject(b) && b['type'] === 'text' && typeof b['text'] === 'string',
+  );
+  return first === undefined ? '' : ((first as Json)['text'] as string);
+}
+
 export function textOf(content: unknown): string {
   return (blocksOf(content) ?? [])
     .filter((b) => isObject(b) && b['type'] === 'text' && typeof b['text'] === 'string')

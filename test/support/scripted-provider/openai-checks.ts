@@ -63,7 +63,8 @@ export function checkOpenAIRequest(body: unknown): OpenAIRequestView | OpenAIRej
   const options = body['stream_options'];
   return {
     system,
-    firstUser: firstUser === undefined ? '' : textOf(firstUser['content']),
+    // The first text part only, as on the Anthropic route.
+    firstUser: firstUser === undefined ? '' : firstTextOf(firstUser['content']),
     stream,
     includeUsage: isObject(options) && options['include_usage'] === true,
   };
@@ -188,6 +189,14 @@ function checkTools(tools: unknown): OpenAIRejection | undefined {
 }
 
 /** The text of a message's content (a string, or its text parts joined). */
+function firstTextOf(content: unknown): string {
+  if (!Array.isArray(content)) return textOf(content);
+  const first = content.find(
+    (p): p is Json => isObject(p) && p['type'] === 'text' && typeof p['text'] === 'string',
+  );
+  return first === undefined ? '' : (first['text'] as string);
+}
+
 export function textOf(content: unknown): string {
   if (typeof content === 'string') return content;
   if (!Array.isArray(content)) return '';

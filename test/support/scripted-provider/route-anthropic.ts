@@ -2,6 +2,7 @@
 import { checkAnthropicRequest } from './anthropic-checks.js';
 import { anthropicError, anthropicEvents, anthropicJson } from './anthropic-replies.js';
 import { renderReply } from './rendered.js';
+import { fillResultRefs, latestToolResults } from './result-refs.js';
 import { reset, sendJson, sendStream } from './respond.js';
 import { isFault, type ScriptFault } from './script.js';
 import type { RouteContext } from './route-context.js';
@@ -44,7 +45,9 @@ export async function handleAnthropic(ctx: RouteContext): Promise<void> {
   const model = String((ctx.body as Record<string, unknown>)['model']);
   if (isFault(next.turn))
     return fault(ctx, next.turn, next.key, next.index, view.stream, model, fail);
-  const reply = renderReply('anthropic', next.turn, next.key, next.index, ctx.raw.length);
+  const filled = fillResultRefs(next.turn, latestToolResults('anthropic', ctx.body));
+  for (const problem of filled.problems) ctx.problem(problem);
+  const reply = renderReply('anthropic', filled.reply, next.key, next.index, ctx.raw.length);
   ctx.record({ status: 200 });
   if (!view.stream) return sendJson(res, 200, anthropicJson(reply, model), ids);
   await sendStream(res, { events: anthropicEvents(reply, model, options.chunk) }, ids);

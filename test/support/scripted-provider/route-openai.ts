@@ -2,6 +2,7 @@
 import { checkOpenAIRequest } from './openai-checks.js';
 import { openAIError, openAIEvents, openAIJson } from './openai-replies.js';
 import { renderReply } from './rendered.js';
+import { fillResultRefs, latestToolResults } from './result-refs.js';
 import { reset, sendJson, sendStream } from './respond.js';
 import { isFault, type ScriptFault } from './script.js';
 import type { RouteContext } from './route-context.js';
@@ -48,7 +49,9 @@ export async function handleOpenAI(ctx: RouteContext): Promise<void> {
   ctx.record({ conversation: next.key, turn: next.index });
   const model = String((ctx.body as Record<string, unknown>)['model']);
   if (isFault(next.turn)) return fault(ctx, next.turn, next.key, next.index, view, model, fail);
-  const reply = renderReply('openai', next.turn, next.key, next.index, ctx.raw.length);
+  const filled = fillResultRefs(next.turn, latestToolResults('openai', ctx.body));
+  for (const problem of filled.problems) ctx.problem(problem);
+  const reply = renderReply('openai', filled.reply, next.key, next.index, ctx.raw.length);
   ctx.record({ status: 200 });
   if (!view.stream) return sendJson(res, 200, openAIJson(reply, model, options.created), ids);
   const events = openAIEvents(reply, model, options.created, options.chunk, view.includeUsage);

@@ -101,16 +101,34 @@ describe("the seed's directives as a conformance suite (THREADS.md §3, §15)", 
     const executeIds = (
       orchestrator.tools[0]?.input_schema['properties'] as Record<string, { enum?: string[] }>
     )['item_id']?.enum;
-    // What its grants reach here: the five signed directives and the system's node runtime.
+    // What its grants reach here: the five signed directives, the system's node runtime, the
+    // file-system tools' folder (every file with a tool extension is an item, so the package's
+    // shared module and package.json are offered too; running them fails its chain) and, since
+    // it may start children, the thread tools.
     expect(executeIds).toEqual([
       'apps/task-manager/build_and_serve',
       'apps/task-manager/build_crud_app',
       'apps/task-manager/implement_feature',
       'apps/task-manager/run_tests',
       'apps/task-manager/scaffold_project',
+      'rye/agent/threads/cancel_thread',
+      'rye/agent/threads/read_transcript',
+      'rye/agent/threads/thread_status',
+      'rye/agent/threads/wait_threads',
       'rye/core/runtimes/node_runtime',
+      'rye/file-system/fs_list',
+      'rye/file-system/fs_read',
+      'rye/file-system/fs_write',
+      'rye/file-system/lib/confine',
+      'rye/file-system/package',
     ]);
     expect(orchestrator.worst_case).toMatchObject({ spend_limit_usd: '3.00' });
+    // The whole tree: every child's spend debits the orchestrator's account, so its limit bounds all.
+    const { spawns, depth } = orchestrator.limits;
+    expect(orchestrator.worst_case?.tree).toEqual({
+      max_threads: Array.from({ length: depth + 1 }, (_, d) => spawns ** d).reduce((a, b) => a + b),
+      worst_usd: '3.00',
+    });
   });
 
   it.each([

@@ -211,6 +211,32 @@ describe.each(STORE_KINDS)('%s budget store', (_kind, make) => {
     expect((await t.store.balances(t.leaf)).map((b) => b.heldNanos)).toEqual([0, 0, 0]);
   });
 
+  it('releases a sent attempt the provider refused with an HTTP error status for free', async () => {
+    const t = await tree(make);
+    await t.store.reserve({
+      attemptKey: key(t.leaf, 1),
+      threadId: t.leaf,
+      requestSha256: SHA,
+      worstNanos: 300,
+    });
+    // Only a sent attempt can be refused.
+    await expectRyeErrorAsync(() => t.store.refuse(key(t.leaf, 1), 500), 'BUDGET_ATTEMPT_INVALID');
+    await t.store.markIssued(key(t.leaf, 1));
+    await expectRyeErrorAsync(() => t.store.refuse(key(t.leaf, 1), 200), 'BUDGET_ATTEMPT_INVALID');
+    expect(await t.store.refuse(key(t.leaf, 1), 529)).toMatchObject({
+      state: 'released',
+      committedNanos: 0,
+      basis: null,
+      reason: 'refused_http_529',
+    });
+    expect((await t.store.balances(t.leaf)).map((b) => [b.heldNanos, b.committedNanos])).toEqual([
+      [0, 0],
+      [0, 0],
+      [0, 0],
+    ]);
+    expect(ledgerProblems(await t.store.snapshot(t.root))).toEqual([]);
+  });
+
   it('refuses steps out of order, reused keys and foreign keys, changing nothing', async () => {
     const t = await tree(make);
     const k = key(t.leaf, 1);

@@ -16,7 +16,9 @@ import {
 import type { ScriptEntry } from '../../support/scripted-provider/index.js';
 
 /** A directive that loads notes, runs t/echo and returns `answer`. */
-export function directiveText(options: { limits?: string; model?: string } = {}): string {
+export function directiveText(
+  options: { limits?: string; model?: string; tool?: string } = {},
+): string {
   return `# Summarise
 
 \`\`\`xml
@@ -29,7 +31,7 @@ export function directiveText(options: { limits?: string; model?: string } = {})
     <limits ${options.limits ?? 'max_turns="6" max_spend="0.50"'} />
     <permissions>
       <execute>
-        <tool>t.echo</tool>
+        <tool>${options.tool ?? 't.echo'}</tool>
       </execute>
       <load>
         <knowledge>notes.*</knowledge>
@@ -68,6 +70,12 @@ open(os.environ.get("RYE_TEST_MARKER", "marker.txt"), "a").write(sys.argv[0] + "
 print(json.dumps({"echo": params}))
 `;
 
+/** A python tool that sleeps 30 s, then writes the marker: proof it was not killed. */
+const SLOW_TOOL = ECHO_TOOL.replace('echo with a marker', 'sleep, then mark').replace(
+  'params = json.loads',
+  'import time\ntime.sleep(30)\nparams = json.loads',
+);
+
 /** A python tool outside the directive's capabilities; running it would write the marker. */
 const EVIL_TOOL = ECHO_TOOL.replace('echo with a marker', 'must never run');
 
@@ -80,12 +88,13 @@ export interface ThreadProject extends ExecProject {
 /** A project with the directive, notes, t/echo and t/evil signed, and a scripted provider. */
 export async function threadProject(
   script: readonly ScriptEntry[],
-  options: { limits?: string; model?: string } = {},
+  options: { limits?: string; model?: string; tool?: string } = {},
 ): Promise<ThreadProject> {
   const p = await makeExecProject();
   const signer = await readSigner(keyDir(p.spaces));
   p.write('.ai/tools/t/echo.py', ECHO_TOOL);
   p.write('.ai/tools/t/evil.py', EVIL_TOOL);
+  p.write('.ai/tools/t/slow.py', SLOW_TOOL);
   await p.sign('tool', 't/*');
   p.write('.ai/directives/demo/summarise.md', directiveText(options));
   await p.sign('directive', 'demo/summarise');

@@ -31,10 +31,10 @@ async function until(check: () => boolean, ms = 15_000): Promise<void> {
 describe('a thread killed mid-turn', () => {
   it('is interrupted at the next start, and resumes with the open attempt charged from the ledger', async () => {
     // The resumed request's first user message carries the new text (same-role
-    // messages merge), so the scripted server sees it as its own conversation.
+    // messages merge) after the inputs: the scripted server keys on the inputs,
+    // so the resume continues the same conversation at its next turn.
     const p = (open = await threadProject([
-      { match: { directive: 'summarise', first_user_includes: 'continue' }, turns: [RETURN] },
-      { match: { directive: 'summarise' }, turns: [{ fault: 'stall' }] },
+      { match: { directive: 'summarise' }, turns: [{ fault: 'stall' }, RETURN] },
     ]));
     // Unlimited spend: the killed attempt is charged its whole reservation, which under
     // a small limit (the output cap takes what the limit leaves) would deny the next turn.

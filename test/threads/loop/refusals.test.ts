@@ -22,8 +22,8 @@ async function project(...args: Parameters<typeof threadProject>): Promise<Threa
   return open;
 }
 
+/** What --json prints: the operation result shape MCP answers too. */
 interface Result {
-  ok: boolean;
   status: string;
   thread_id: string;
   outputs?: Record<string, unknown>;
@@ -86,9 +86,8 @@ describe('the thread runner refuses, and nothing runs or is charged beyond the l
     expect(res.code, res.stdout).toBe(3);
     const doc = res.json<Result>();
     expect(doc).toMatchObject({
-      ok: false,
       status: 'error',
-      error: { code: 'THREAD_DENIED_REPEATEDLY' },
+      error: { code: 'THREAD_DENIED_REPEATEDLY', details: { thread_status: 'error' } },
     });
     expect(markerRan(p)).toBe(false);
     expect(p.server.requests.length).toBe(1);
@@ -197,18 +196,18 @@ describe('the thread runner refuses, and nothing runs or is charged beyond the l
     const p = await project([
       { match: { directive: 'summarise' }, turns: [fault, fault, fault, RETURN] },
     ]);
-    // Unlimited spend: a failed request is charged its whole reservation, which under
-    // a small limit denies the retry (budget_denied) before the retry bound is reached.
-    const res = await p.run([...EXECUTE, '--limit', 'spend=0', '--json']);
+    // The default small limit (0.50): a refused request is not charged, so the
+    // retries still fit the budget and the retry bound is what ends the thread.
+    const res = await p.run([...EXECUTE, '--json']);
     expect(res.code).toBe(1);
     const doc = res.json<Result>();
     expect(doc).toMatchObject({
       status: 'error',
       error: { code: 'PROVIDER_REQUEST_FAILED' },
-      cost: { turns: 0 },
+      cost: { turns: 0, spend_usd: '0.00' },
     });
     expect(p.server.requests.length).toBe(3);
-    // Each request left the process, so each is charged its reservation, and the result says so.
-    expect(await ledgerAgrees(p, doc)).toEqual(['charged_max', 'charged_max', 'charged_max']);
+    // Each answer was a 500 before any output: released uncharged, and the result says so.
+    expect(await ledgerAgrees(p, doc)).toEqual(['released', 'released', 'released']);
   }, 30_000);
 });

@@ -2,7 +2,12 @@ import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { parseUsd } from '../../../src/threads/budget/index.js';
-import { acquireTreeLock, treeLockPath } from '../../../src/threads/store/index.js';
+import {
+  RegistryDb,
+  acquireTreeLock,
+  registryDbPath,
+  treeLockPath,
+} from '../../../src/threads/store/index.js';
 import {
   directiveText,
   EXECUTE,
@@ -99,6 +104,39 @@ describe('rye thread resume', () => {
     expect(error.code).toBe('THREAD_RESUME_PINNED');
     expect(error.details['recorded_sha256']).not.toBe(error.details['current_sha256']);
     expect(p.server.requests.length).toBe(1);
+  });
+
+  it('--rebase ends a thread whose directive changed as continued and runs a successor (continuation edge)', async () => {
+    const { p, first } = await finished([ret('one'), ret('two')]);
+    p.write(
+      '.ai/directives/demo/summarise.md',
+      directiveText().replace('Read the notes,', 'Read all notes,'),
+    );
+    await p.sign('directive', 'demo/summarise');
+    const args = ['thread', 'resume', first.thread_id, '--message', 'again', '--rebase', '--json'];
+    const res = await p.run(args);
+    expect(res.code, res.stdout + res.stderr).toBe(0);
+    const successor = res.json<{ thread_id: string }>().thread_id;
+    expect(successor).not.toBe(first.thread_id);
+    const old = (await verifiedEvents(p, first.thread_id)).filter((e) => e.type !== 'checkpoint');
+    expect(old.at(-1)).toMatchObject({ type: 'thread_continued', payload: { successor } });
+    const next = await verifiedEvents(p, successor);
+    const opening = next.find((e) => e.type === 'cognition_in')?.payload['content'];
+    expect(String(opening)).toContain(`continues thread ${first.thread_id}`);
+    expect(String(opening)).toContain('again');
+    const db = RegistryDb.open(registryDbPath(p.project));
+    try {
+      expect(db.get(first.thread_id)?.status).toBe('continued');
+      expect(db.get(successor)?.status).toBe('completed');
+      expect(db.edgesFrom(first.thread_id)).toMatchObject([
+        { parentId: first.thread_id, childId: successor, kind: 'continuation' },
+      ]);
+    } finally {
+      db.close();
+    }
+    // The old thread stays ended: resuming it again is refused the same way.
+    const again = await p.run(['thread', 'resume', first.thread_id, '--message', 'x', '--json']);
+    expect(again.code).toBe(3);
   });
 
   it('refuses while another live process holds the tree lock (THREAD_LOCKED)', async () => {

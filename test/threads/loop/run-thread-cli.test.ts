@@ -22,11 +22,11 @@ async function project(...args: Parameters<typeof threadProject>): Promise<Threa
   return open;
 }
 
+/** What --json prints: the operation result shape MCP answers too. */
 interface Result {
-  ok: boolean;
   status: string;
   thread_id: string;
-  outputs?: Record<string, unknown>;
+  data?: Record<string, unknown>;
   summary?: string;
   error?: { code: string; details?: Record<string, unknown> };
   cost: { turns: number; tokens_in: number; tokens_out: number; spend_usd: string };
@@ -67,9 +67,9 @@ describe('rye execute directive: a thread end to end (scripted provider on loopb
     expect(res.code, res.stderr).toBe(0);
     const doc = res.json<Result>();
     expect(doc).toMatchObject({
-      ok: true,
-      status: 'completed',
-      outputs: { outcome: 'success', answer: 'short' },
+      status: 'success',
+      item_id: 'demo/summarise',
+      data: { outcome: 'success', answer: 'short' },
       summary: 'Summary of style: short',
       cost: { turns: 3, tokens_in: 4500, tokens_out: 90 },
     });

@@ -8,7 +8,8 @@ import { runThread } from '../../../src/threads/loop/index.js';
 import { planDirectiveOperation } from '../../../src/threads/ops/index.js';
 import { createProviderClient, selectProvider } from '../../../src/threads/providers/index.js';
 import { isRyeError } from '../../../src/errors/index.js';
-import { threadProject, type ThreadProject } from './fixtures.js';
+import { setTimeout as delay } from 'node:timers/promises';
+import { threadProject, verifiedEvents, type ThreadProject } from './fixtures.js';
 
 let open: ThreadProject | undefined;
 afterEach(async () => {
@@ -41,5 +42,38 @@ describe('runThread()', () => {
     expect(isRyeError(error, 'BUDGET_UNPRICED_MODEL')).toBe(true);
     expect(p.server.requests.length).toBe(0);
     expect(existsSync(join(p.project, '.ai', 'threads'))).toBe(false);
+  });
+
+  it('ends cancelled when its signal aborts mid-request: the attempt is released or charged, the transcript sealed', async () => {
+    const p = (open = await threadProject([{ turns: [{ fault: 'stall' }] }]));
+    const ops = { spaces: p.spaces, env: p.env, authority: operatorAuthority() };
+    const plan = await planDirectiveOperation(ops, 'demo/summarise', { topic: 'x' });
+    const selection = await selectProvider(
+      p.spaces,
+      { provider: 'anthropic', id: plan.model?.model },
+      { env: p.env },
+    );
+    const controller = new AbortController();
+    const running = runThread({
+      projectRoot: p.project,
+      ops,
+      plan,
+      returnSchema: undefined,
+      client: createProviderClient(selection, { env: p.env }),
+      signer: await readSigner(keyDir(p.spaces)),
+      signal: controller.signal,
+    });
+    while (p.server.requests.length === 0) await delay(10);
+    controller.abort('operator asked');
+    const result = await running;
+    expect(result).toMatchObject({ status: 'cancelled', error: { code: 'THREAD_CANCELLED' } });
+    expect(result.error?.message).toContain('operator asked');
+    const events = await verifiedEvents(p, result.thread_id);
+    expect(events.filter((e) => e.type !== 'checkpoint').at(-1)?.type).toBe('thread_cancelled');
+    expect(events.filter((e) => e.type === 'budget').map((e) => e.payload['op'])).toEqual([
+      'reserve',
+      'issue',
+      'release',
+    ]);
   });
 });

@@ -113,8 +113,10 @@ describe('RegistryDb', () => {
       .prepare('SELECT component, version FROM rye_migrations ORDER BY component')
       .all();
     expect(migrations).toEqual([
+      { component: 'cancel', version: 1 },
       { component: 'ledger', version: 1 },
       { component: 'threads', version: 1 },
+      { component: 'threads', version: 2 },
     ]);
     expect(raw.pragma('journal_mode', { simple: true })).toBe('wal');
     raw.close();

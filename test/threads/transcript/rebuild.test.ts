@@ -157,6 +157,23 @@ describe('rebuildThread()', () => {
     expect(rebuilt.messages).toEqual([{ role: 'user', content: [{ type: 'text', text: 'two' }] }]);
   });
 
+  it('counts what a release committed (a request charged its reservation after it left)', () => {
+    const rebuilt = rebuildThread(
+      events(
+        created,
+        said('go'),
+        ['budget', { op: 'reserve', attempt_id: `${T}:1:0`, accounts: [T], nanos: 900 }],
+        ['budget', { op: 'issue', attempt_id: `${T}:1:0`, accounts: [T], nanos: 900 }],
+        ['budget', { op: 'release', attempt_id: `${T}:1:0`, accounts: [T], nanos: 900 }],
+        ['budget', { op: 'reserve', attempt_id: `${T}:1:1`, accounts: [T], nanos: 900 }],
+        ['budget', { op: 'issue', attempt_id: `${T}:1:1`, accounts: [T], nanos: 900 }],
+        ['budget', { op: 'release', attempt_id: `${T}:1:1`, accounts: [T], nanos: 0 }],
+      ),
+    );
+    expect(rebuilt.cost.spend_nanos).toBe(900);
+    expect(rebuilt.openAttempts).toEqual([]);
+  });
+
   it('reseeds the totals from the last terminal event plus what follows it', () => {
     const rebuilt = rebuildThread(
       events(

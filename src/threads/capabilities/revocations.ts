@@ -1,7 +1,7 @@
 import { join } from 'node:path';
-import { RyeError, isRyeError } from '../errors/index.js';
-import { aiDir, type Spaces } from '../items/index.js';
-import { readTextFileSync, writeFileAtomic } from '../platform/index.js';
+import { RyeError, isRyeError } from '../../errors/index.js';
+import { aiDir, type Spaces } from '../../items/index.js';
+import { readTextFileSync, writeFileAtomic } from '../../platform/index.js';
 
 /** Revoked ceiling-token `jti`s: `<user>/.ai/capabilities/revoked`, one per line. */
 export function revocationListPath(spaces: Spaces): string {

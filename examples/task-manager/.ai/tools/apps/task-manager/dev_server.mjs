@@ -1,0 +1,125 @@
+// The app's server: start it detached on loopback, check it, stop it. Its pid
+// and URL live in <app>/.dev-server.json, so a later call (or the error hook)
+// can stop it; stop kills its whole process group.
+import { spawn } from 'node:child_process';
+import { closeSync, existsSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { readParams } from '@rye/runtime';
+import { appEnv, appFolder, main } from './lib/app.mjs';
+
+export const __version__ = '1.0.0';
+export const __tool_type__ = 'javascript';
+export const __executor_id__ = 'rye/core/runtimes/node_runtime';
+export const __category__ = 'apps/task-manager';
+export const __tool_description__ = 'Manage the development server — install deps, start, stop, status';
+export const ENV_CONFIG = { env: { NODE_ENV: 'development' } };
+export const CONFIG_SCHEMA = {
+  type: 'object',
+  properties: {
+    action: { type: 'string', enum: ['install', 'start', 'stop', 'status'] },
+    port: { type: 'integer', minimum: 0, maximum: 65535, default: 3000, description: '0: any free port' },
+    app: { type: 'string', default: 'task-manager', description: 'the app folder, directly under the project folder' },
+  },
+  required: ['action'],
+  additionalProperties: false,
+};
+
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+const alive = (pid) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const probe = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = probe.address();
+      probe.close(() => resolve(port));
+    });
+    probe.on('error', reject);
+  });
+}
+
+async function probe(url) {
+  try {
+    const res = await fetch(`${url}api/tasks`, { signal: AbortSignal.timeout(2000) });
+    const body = await res.json();
+    return { status: res.status, tasks: Array.isArray(body.tasks) ? body.tasks.length : null };
+  } catch (error) {
+    return { status: null, error: error.message };
+  }
+}
+
+const readState = (file) => (existsSync(file) ? JSON.parse(readFileSync(file, 'utf8')) : null);
+
+async function start(dir, stateFile, port) {
+  const state = readState(stateFile);
+  if (state !== null && alive(state.pid)) throw new Error(`the server is already running at ${state.url} (pid ${state.pid})`);
+  const chosen = port === 0 ? await freePort() : port;
+  const log = openSync(join(dir, '.dev-server.log'), 'w');
+  const child = spawn(process.execPath, ['server/index.js'], {
+    cwd: dir,
+    env: appEnv({ PORT: String(chosen), HOST: '127.0.0.1' }),
+    detached: true,
+    stdio: ['ignore', log, log],
+  });
+  closeSync(log);
+  child.unref();
+  const url = `http://127.0.0.1:${chosen}/`;
+  writeFileSync(stateFile, JSON.stringify({ pid: child.pid, port: chosen, url }) + '\n');
+  for (let i = 0; i < 100; i += 1) {
+    const answer = await probe(url);
+    if (answer.status === 200) return { action: 'start', url, port: chosen, pid: child.pid, ...answer };
+    if (!alive(child.pid)) break;
+    await sleep(100);
+  }
+  await stop(stateFile);
+  throw new Error(`the server did not answer on ${url}: ${readFileSync(join(dir, '.dev-server.log'), 'utf8').slice(-1000)}`);
+}
+
+async function stop(stateFile) {
+  const state = readState(stateFile);
+  if (state === null) return { action: 'stop', stopped: false, reason: 'not running' };
+  const kill = (signal) => {
+    try {
+      process.kill(-state.pid, signal);
+    } catch {
+      // already gone
+    }
+  };
+  kill('SIGTERM');
+  for (let i = 0; i < 50 && alive(state.pid); i += 1) await sleep(100);
+  if (alive(state.pid)) kill('SIGKILL');
+  rmSync(stateFile, { force: true });
+  return { action: 'stop', stopped: true, pid: state.pid };
+}
+
+await main(async () => {
+  const params = readParams();
+  const { dir } = appFolder(params);
+  const stateFile = join(dir, '.dev-server.json');
+  switch (params.action) {
+    case 'install': {
+      const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'));
+      const deps = Object.keys({ ...pkg.dependencies, ...pkg.devDependencies });
+      if (deps.length > 0) throw new Error(`the app declares dependencies (${deps.join(', ')}); this tool installs nothing: run npm install yourself`);
+      return { action: 'install', installed: [], note: 'zero dependencies: nothing to install' };
+    }
+    case 'start':
+      return start(dir, stateFile, params.port ?? 3000);
+    case 'stop':
+      return stop(stateFile);
+    case 'status': {
+      const state = readState(stateFile);
+      if (state === null || !alive(state.pid)) return { action: 'status', running: false };
+      return { action: 'status', running: true, url: state.url, pid: state.pid, ...(await probe(state.url)) };
+    }
+    default:
+      throw new Error(`unknown action ${params.action}`);
+  }
+});

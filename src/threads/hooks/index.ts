@@ -1,0 +1,13 @@
+export { MAX_CONVERSATION_CHARS, planCompaction, readOwnEvents, renderSpan } from './compaction.js';
+export type { CompactionSpan } from './compaction.js';
+export { MAX_SUMMARY_CHARS, parseControl } from './control.js';
+export type { ControlCheck, ControlEvent, ErrorControl, PressureControl } from './control.js';
+export { runHookAction, spawnRefusal } from './fire.js';
+export type { ActionContext, ActionResult, HookLineage, HookOutcome } from './fire.js';
+export type { HookChildResult, HookDirectiveRequest, HookHost } from './host.js';
+export { CHARS_PER_TOKEN, windowTokens } from './pressure.js';
+export { HookRuntime, contextExhausted } from './runtime.js';
+export type { HookRuntimeInit } from './runtime.js';
+export { budgetWhens, hooksFor, whenOfLimit } from './select.js';
+export { MAX_HOOK_RETRIES, ThreadHooks } from './thread-hooks.js';
+export type { EndingView, LiveWindow, PressureOutcome } from './thread-hooks.js';

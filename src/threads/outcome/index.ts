@@ -1,0 +1,2 @@
+export { outcomeOf, readThreadOutcome, terminalEventOf } from './thread-outcome.js';
+export type { ThreadOutcome } from './thread-outcome.js';

@@ -1,0 +1,35 @@
+import { z } from 'zod';
+import { loadTrustStore } from '../../integrity/index.js';
+import { trustStores } from '../../items/index.js';
+import { redactJson } from '../transcript/index.js';
+import { showThread } from '../loop/index.js';
+import { parseOperationInput, type OperationContext } from '../ops/index.js';
+import { requireReachable } from './reach.js';
+
+const ID = 'rye/agent/threads/thread_status';
+
+export const threadStatusParams = z.strictObject({
+  thread_id: z.string().min(1).max(200).describe('the thread to report on'),
+});
+
+/**
+ * `rye/agent/threads/thread_status {thread_id}`: the thread's signed record,
+ * verified against the trusted keys, with the registry's status (a `running`
+ * thread whose owner died reads `interrupted`). The record holds no secret
+ * (its token is only `{jti, exp}`); tokens are redacted anyway.
+ *
+ * @throws RyeError OPERATION_INPUT_INVALID, THREAD_ID_INVALID, THREAD_NOT_FOUND,
+ *   THREAD_RECORD_INVALID, CAPABILITY_DENIED (not a descendant of the calling thread)
+ */
+export async function threadStatusTool(
+  ctx: OperationContext,
+  params: unknown,
+  caller?: string,
+): Promise<unknown> {
+  const { thread_id } = parseOperationInput('execute', threadStatusParams, params);
+  const { trust } = await loadTrustStore(trustStores(ctx.spaces));
+  const { record, row } = await showThread(ctx.spaces.project, thread_id, trust);
+  requireReachable(ctx.spaces.project, ID, record.thread_id, caller);
+  const status = row?.status ?? record.status;
+  return JSON.parse(redactJson(JSON.stringify({ thread_id: record.thread_id, status, record })));
+}

@@ -1,0 +1,128 @@
+import { isRyeError } from '../../errors/index.js';
+import type { LimitHit } from '../loop/limits-check.js';
+import type { SpawnOutcome, ThreadLinks } from '../loop/thread-links.js';
+import type { ThreadResult } from '../loop/thread-result.js';
+import type { ThreadRun } from '../loop/thread-run.js';
+import { verifyPresented } from '../capabilities/index.js';
+import { errorResult, type ExecuteInput, type OperationResult } from '../ops/index.js';
+import type { ThreadHandle } from '../thread-tools/caller.js';
+import { waitEntry } from '../thread-tools/wait-entry.js';
+import { spawnChild } from './spawn-child.js';
+import type { ThreadTree, TreeNode } from './thread-tree.js';
+
+/** The environment variable a thread's tools receive its token in (THREADS.md §4). */
+export const CAP_TOKEN_ENV = 'RYE_CAP_TOKEN';
+
+/** A thread's links into its tree: token, thread tools' caller, spawning, settling children. */
+export function linksFor(
+  tree: ThreadTree,
+  node: () => TreeNode,
+  run: ThreadRun,
+  token: string,
+): ThreadLinks {
+  const threadId = run.threadId;
+  return {
+    env: { [CAP_TOKEN_ENV]: token },
+    caller: {
+      threadId,
+      descendant: (id) => {
+        const found = tree.descendantOf(threadId, id);
+        return found === undefined ? undefined : handleOf(found);
+      },
+      remainingMs: () =>
+        run.deadline === undefined ? undefined : Math.max(0, run.deadline - tree.clock.now()),
+      signal: run.signal,
+    },
+    presentToken: () => {
+      verifyPresented(
+        token,
+        tree.trust,
+        (jti) => tree.registry.byJti(jti),
+        tree.clock.now(),
+        threadId,
+      );
+    },
+    spawn: (input) => spawnCall(run, input),
+    beforeFinalize: (status) => settleChildren(tree, node(), status),
+  };
+}
+
+/** A node as the thread tools see it. */
+export function handleOf(node: TreeNode): ThreadHandle {
+  return {
+    threadId: node.threadId,
+    get done() {
+      return node.done;
+    },
+    get result() {
+      return node.result;
+    },
+    cancel: (reason) => node.run.cancel(reason),
+  };
+}
+
+/**
+ * A parent ending with children still running cancels them (reason
+ * `parent_<status>`), cascading down, and waits for them: a finished
+ * thread's whole subtree has finished, and their `child_settled` events
+ * precede the parent's terminal event.
+ */
+async function settleChildren(tree: ThreadTree, node: TreeNode, status: string): Promise<void> {
+  const children = node.children.map((id) => tree.node(id)).filter((c) => c !== undefined);
+  for (const child of children)
+    if (child.result === undefined) child.run.cancel(`parent_${status}`);
+  await Promise.all(children.map((c) => c.done));
+  node.sealed = true;
+}
+
+async function spawnCall(run: ThreadRun, input: ExecuteInput): Promise<SpawnOutcome> {
+  const mode = input.thread ?? 'wait';
+  try {
+    const child = await spawnChild(run, {
+      directiveId: input.item_id,
+      inputs: input.inputs ?? {},
+      edge: 'spawn',
+      mode,
+    });
+    if (child.result === undefined)
+      return {
+        result: {
+          status: 'success',
+          item_id: input.item_id,
+          thread_id: child.threadId,
+          data: {
+            thread_id: child.threadId,
+            caps_dropped: child.caps_dropped,
+            limits: child.limits,
+          },
+        },
+      };
+    return { result: childResult(input.item_id, child.result) };
+  } catch (error) {
+    if (!isRyeError(error)) throw error;
+    const limit = error.details as Partial<LimitHit> | undefined;
+    return {
+      result: errorResult(error, input.item_id),
+      ...(error.code === 'THREAD_LIMIT_EXCEEDED' &&
+      (limit?.limit === 'spawns' || limit?.limit === 'depth')
+        ? { limit: limit as LimitHit }
+        : {}),
+    };
+  }
+}
+
+/** What `thread: "wait"` answers: the child's outputs, or its failure as an error result. */
+export function childResult(itemId: string, result: ThreadResult): OperationResult {
+  const data = waitEntry(result);
+  if (result.status === 'completed' || result.status === 'failed')
+    return { status: 'success', item_id: itemId, thread_id: result.thread_id, data };
+  return {
+    status: 'error',
+    item_id: itemId,
+    error: {
+      code: result.error?.code ?? 'THREAD_CANCELLED',
+      message: `Child thread ${result.thread_id} ended ${result.status}${result.error === undefined ? '' : `: ${result.error.message}`}`,
+      details: data,
+    },
+  };
+}

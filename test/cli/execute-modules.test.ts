@@ -1,0 +1,61 @@
+/**
+ * `rye execute` of a tool loads the executor and what it uses, not the rest of
+ * the operations (scripts/cli-bundle-doors.mjs: imports through a door go to
+ * the defining module), and no bundle code or YAML parser when no space has a
+ * bundles folder (src/bundle/bundles-dir.ts). With one, manifests are read.
+ */
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { makeExecProject, type ExecProject } from '../helpers/exec-project.js';
+import { loadedText, ryeLoading } from '../helpers/loaded-files.js';
+
+async function pythonTool(): Promise<ExecProject> {
+  const p = await makeExecProject();
+  p.write(
+    '.ai/tools/t/noop.py',
+    `__version__ = "1.0.0"
+__tool_type__ = "python"
+__executor_id__ = "rye/core/runtimes/python_script_runtime"
+__category__ = "t"
+__tool_description__ = "prints an empty object"
+print("{}")
+`,
+  );
+  await p.sign('tool', 't/noop');
+  return p;
+}
+
+const execute = (p: ExecProject) =>
+  ryeLoading(['execute', 'tool', 't/noop', '--project', p.project, '--json'], { env: p.env });
+
+/** The loaded files that hold code from `source` (the bundle marks each with a `// path` line). */
+const holding = (files: readonly string[], source: string): string[] =>
+  files.filter((f) => loadedText(f).includes(`\n// ${source}`));
+
+describe('rye execute loads what a tool run uses', () => {
+  it('without a bundles folder: no manifest code, no YAML, no zod, no search catalog', async () => {
+    const p = await pythonTool();
+    const res = await execute(p);
+    expect(res.code, res.stdout).toBe(0);
+    expect(JSON.parse(res.stdout)).toMatchObject({ ok: true, status: 'success', data: {} });
+    expect(holding(res.files, 'src/executor/execute.ts')).toHaveLength(1);
+    for (const source of [
+      'src/bundle/bundle-of.ts',
+      'src/bundle/manifest-parse.ts',
+      'node_modules/yaml/',
+      'node_modules/zod/',
+      'src/threads/catalog/',
+      'src/threads/ops/schemas.ts',
+    ])
+      expect(holding(res.files, source), source).toEqual([]);
+  });
+
+  it('with a bundles folder, the manifests are looked up (an empty folder covers nothing)', async () => {
+    const p = await pythonTool();
+    mkdirSync(join(p.project, '.ai', 'bundles'), { recursive: true });
+    const res = await execute(p);
+    expect(res.code, res.stdout).toBe(0);
+    expect(holding(res.files, 'src/bundle/bundle-of.ts')).toHaveLength(1);
+  });
+});

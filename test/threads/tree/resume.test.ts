@@ -1,0 +1,71 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { directive, execDirective, returns, treeProject, type TreeProject } from './fixtures.js';
+
+let open: TreeProject | undefined;
+afterEach(async () => {
+  await open?.server.close();
+  open = undefined;
+});
+
+const ORCHESTRATOR = directive({
+  name: 'orchestrate',
+  input: 'goal',
+  limits: 'max_turns="8" max_spend="20.00"',
+  permissions: `      <execute>
+        <directive>demo.worker</directive>
+      </execute>`,
+});
+const WORKER = directive({
+  name: 'worker',
+  limits: 'max_turns="4" max_spend="5.00"',
+  permissions: `      <load>
+        <knowledge>*</knowledge>
+      </load>`,
+});
+
+describe('resume of an orchestrator whose children finished', () => {
+  it('continues the same root under a rotated token and spawns again; cost is cumulative', async () => {
+    const p = (open = await treeProject(
+      { 'demo/orchestrate': ORCHESTRATOR, 'demo/worker': WORKER },
+      [
+        {
+          match: { directive: 'orchestrate' },
+          turns: [
+            {
+              tool_calls: [execDirective('demo/worker', { part: 'a' }, 'wait')],
+              usage: { in: 100, out: 10 },
+            },
+            returns('first'),
+            {
+              tool_calls: [execDirective('demo/worker', { part: 'b' }, 'wait')],
+              usage: { in: 100, out: 10 },
+            },
+            returns('second'),
+          ],
+        },
+        { match: { directive: 'worker' }, turns: [returns('w')] },
+      ],
+    ));
+    const first = await p.run('demo/orchestrate', { goal: 'x' });
+    expect(first.status).toBe('completed');
+    const before = await p.record(first.thread_id);
+
+    const again = await p.resume(first.thread_id, 'add auth');
+    expect(p.server.problems).toEqual([]);
+    expect(again).toMatchObject({
+      status: 'completed',
+      thread_id: first.thread_id,
+      outputs: { answer: 'second' },
+    });
+    expect(again.cost.turns).toBe(4);
+    const after = await p.record(first.thread_id);
+    expect(after.token?.jti).not.toBe(before.token?.jti);
+    expect(after.cost.spawns).toBe(2);
+    const edges = p.registry((db) => db.edgesFrom(first.thread_id));
+    expect(edges).toHaveLength(2);
+    const statuses = p.registry((db) => db.list({ tree: first.thread_id }).map((r) => r.status));
+    expect(statuses).toEqual(['completed', 'completed', 'completed']);
+    // The old jti is nobody's current token any more.
+    expect(p.registry((db) => db.byJti(before.token?.jti ?? ''))).toBeUndefined();
+  }, 60_000);
+});
