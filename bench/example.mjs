@@ -15,7 +15,7 @@ import { cpSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 import {
   ensureSelfTrusted,
   execute,
@@ -26,6 +26,7 @@ import {
   selectItems,
   signItemFile,
 } from '../dist/src/index.js';
+import { importExampleScripts } from '../scripts/example-scripts.mjs';
 import { median, report } from './util.mjs';
 
 const REPO = fileURLToPath(new URL('..', import.meta.url));
@@ -40,41 +41,6 @@ async function timed(count, call) {
     times.push(performance.now() - start);
   }
   return median(times);
-}
-
-/**
- * The scripted provider and the example's scripts, bundled from the test
- * support. The scripts find the example through `import.meta.url`, so the
- * bundle is given the location of the module that reads it.
- */
-async function scriptsBundle(root) {
-  const { build } = await import('esbuild');
-  const support = join(REPO, 'test', 'support');
-  const outfile = join(root, 'example-scripts.mjs');
-  await build({
-    stdin: {
-      contents: `export { startScriptedProvider } from './scripted-provider/index.ts';
-export { ORCHESTRATOR_INPUTS, orchestratorScript } from './task-manager/orchestrator-script.ts';
-export { childScripts } from './task-manager/scripts.ts';`,
-      resolveDir: support,
-      loader: 'ts',
-    },
-    define: {
-      'import.meta.url': JSON.stringify(
-        pathToFileURL(join(support, 'task-manager', 'example-paths.ts')).href,
-      ),
-    },
-    // yaml is CommonJS and requires node built-ins.
-    banner: {
-      js: "import { createRequire } from 'node:module';\nconst require = createRequire(import.meta.url);",
-    },
-    bundle: true,
-    platform: 'node',
-    format: 'esm',
-    outfile,
-    logLevel: 'silent',
-  });
-  return import(outfile);
 }
 
 /** A project holding the example's items, signed with a fresh user key. */
@@ -113,7 +79,7 @@ function cli(args, env) {
 
 async function taskManagerE2e(root) {
   const { startScriptedProvider, ORCHESTRATOR_INPUTS, orchestratorScript, childScripts } =
-    await scriptsBundle(root);
+    await importExampleScripts(root);
   const times = [];
   for (let i = 0; i < E2E_RUNS; i += 1) {
     const p = await exampleProject(join(root, `e2e${i}`));

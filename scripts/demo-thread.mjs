@@ -1,8 +1,7 @@
 // The thread part of the demo: a directive, the script the LLM follows, and
 // the scripted provider from test/support (bundled with esbuild, a dev
 // dependency, so the demo needs no API key and no network).
-import { join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { importExampleScripts } from './example-scripts.mjs';
 
 export const THREAD_DIRECTIVE = `# Summarise
 
@@ -69,20 +68,8 @@ export const THREAD_SCRIPT = [
   },
 ];
 
-/** Bundle the scripted provider into `root` and start it on 127.0.0.1. */
+/** Start the scripted provider (bundled into `root`) on 127.0.0.1. */
 export async function startDemoProvider(root, script) {
-  const { build } = await import('esbuild');
-  const outfile = join(root, 'scripted-provider.mjs');
-  await build({
-    entryPoints: [
-      fileURLToPath(new URL('../test/support/scripted-provider/index.ts', import.meta.url)),
-    ],
-    bundle: true,
-    platform: 'node',
-    format: 'esm',
-    outfile,
-    logLevel: 'silent',
-  });
-  const { startScriptedProvider } = await import(pathToFileURL(outfile).href);
+  const { startScriptedProvider } = await importExampleScripts(root);
   return startScriptedProvider({ script, key: 'demo-key' });
 }

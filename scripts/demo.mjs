@@ -5,6 +5,7 @@
 import { spawn, spawnSync } from 'node:child_process';
 import {
   appendFileSync,
+  cpSync,
   mkdirSync,
   mkdtempSync,
   readdirSync,
@@ -16,8 +17,10 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startRegistry } from './registry-process.mjs';
 import { startDemoProvider, THREAD_DIRECTIVE, THREAD_SCRIPT } from './demo-thread.mjs';
+import { importExampleScripts } from './example-scripts.mjs';
 
 const bin = fileURLToPath(new URL('../bin/rye.js', import.meta.url));
+const EXAMPLE = fileURLToPath(new URL('../examples/task-manager/', import.meta.url));
 const root = mkdtempSync(join(tmpdir(), 'rye-demo-'));
 const project = join(root, 'project');
 const env = { ...process.env, RYE_USER_SPACE: join(root, 'user') };
@@ -36,8 +39,8 @@ function rye(args, expected = 0, as = { project, env }) {
     encoding: 'utf8',
     input: as.stdin,
   });
-  process.stdout.write(run.stdout.replace(/^/gm, '  '));
-  process.stdout.write(run.stderr.replace(/^/gm, '  '));
+  process.stdout.write(run.stdout.replace(/^(?=.)/gm, '  '));
+  process.stdout.write(run.stderr.replace(/^(?=.)/gm, '  '));
   console.log(`  (exit ${run.status})`);
   if (run.status !== expected) {
     console.error(`demo: expected exit ${expected}, got ${run.status}`);
@@ -55,8 +58,8 @@ async function ryeAsync(args, expected, as) {
   child.stdout.setEncoding('utf8').on('data', (d) => (stdout += d));
   child.stderr.setEncoding('utf8').on('data', (d) => (stderr += d));
   const status = await new Promise((resolve) => child.on('close', resolve));
-  process.stdout.write(stderr.replace(/^/gm, '  '));
-  process.stdout.write(stdout.replace(/^/gm, '  '));
+  process.stdout.write(stderr.replace(/^(?=.)/gm, '  '));
+  process.stdout.write(stdout.replace(/^(?=.)/gm, '  '));
   console.log(`  (exit ${status})`);
   if (status !== expected) {
     console.error(`demo: expected exit ${expected}, got ${status}`);
@@ -71,6 +74,7 @@ function step(text) {
 
 let registry;
 let provider;
+let exampleProvider;
 try {
   console.log(`Demo project: ${project}`);
   write(
@@ -234,10 +238,48 @@ print(json.dumps({"success": True, "message": fmt.banner(params["name"])}))
   const threadId = /thread (\S+): completed/.exec(thread.stdout)?.[1];
   rye(['thread', 'show', threadId], 0, { project, env: llm });
   rye(['thread', 'verify', threadId], 0, { project, env: llm });
+
+  step('13. The worked example: an orchestrator builds a task-manager app with child threads');
+  console.log('    (examples/task-manager). It loads knowledge, writes four plans, scaffolds the');
+  console.log('    app, runs three waves of implement_feature children (each commits with git),');
+  console.log('    runs the tests and the build; after_complete serves the app and checks it.');
+  const tasks = { project: join(root, 'tasks'), env: { ...env } };
+  cpSync(join(EXAMPLE, '.ai'), join(tasks.project, '.ai'), { recursive: true });
+  cpSync(join(EXAMPLE, 'inputs.json'), join(tasks.project, 'inputs.json'));
+  for (const type of ['directive', 'tool', 'knowledge'])
+    rye(['sign', type, 'apps/task-manager/**'], 0, tasks);
+  const build = ['execute', 'directive', 'apps/task-manager/build_crud_app'];
+  build.push('--inputs', `@${join(tasks.project, 'inputs.json')}`);
+  rye([...build, '--plan'], 0, tasks);
+  const example = await importExampleScripts(root);
+  exampleProvider = await example.startScriptedProvider({
+    script: [example.orchestratorScript(), ...example.childScripts()],
+    key: 'demo-key',
+  });
+  tasks.env.ANTHROPIC_API_KEY = 'demo-key';
+  tasks.env.ANTHROPIC_BASE_URL = exampleProvider.url;
+  const started = Date.now();
+  const built = await ryeAsync(build, 0, tasks);
+  console.log(`  (the whole tree ran in ${((Date.now() - started) / 1000).toFixed(1)} s)`);
+  const rootId = /thread (\S+): completed/.exec(built.stdout)?.[1];
+  rye(['thread', 'tree', rootId], 0, tasks);
+  rye(['thread', 'cost', rootId], 0, tasks);
+  step('14. The app the threads wrote: start it, ask it for GET /api/tasks, stop it');
+  const serve = (action) => [
+    'execute',
+    'tool',
+    'apps/task-manager/dev_server',
+    '--params',
+    JSON.stringify(action === 'start' ? { action, port: 0 } : { action }),
+  ];
+  rye(serve('start'), 0, tasks);
+  rye(serve('status'), 0, tasks);
+  rye(serve('stop'), 0, tasks);
   console.log(
-    '\nDemo finished: every tampered file was refused, and the thread stayed inside its permissions.',
+    '\nDemo finished: every tampered file was refused, the threads stayed inside their permissions, and the orchestrated tree built, tested and served the app.',
   );
 } finally {
+  await exampleProvider?.close();
   await provider?.close();
   await registry?.stop();
   rmSync(root, { recursive: true, force: true });

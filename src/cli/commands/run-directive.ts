@@ -98,7 +98,11 @@ export function resultLines(result: ThreadResult): string[] {
   const c = result.cost;
   return [
     `thread ${result.thread_id}: ${result.status}`,
-    ...(result.summary === undefined ? [] : [result.summary]),
+    // A <success> message may span lines (the seed's does): one printed line each, unindented.
+    ...(result.summary ?? '')
+      .split(/\r?\n/)
+      .map((line) => line.trim())
+      .filter((line) => line !== ''),
     ...(result.outputs === undefined ? [] : [`outputs: ${JSON.stringify(result.outputs)}`]),
     ...(result.error === undefined ? [] : [`error ${result.error.code}: ${result.error.message}`]),
     `cost: ${c.turns} turns, ${c.tokens_in} tokens in, ${c.tokens_out} out, ${c.tool_calls} tool calls, $${c.spend_usd}`,
