@@ -5,13 +5,23 @@
 // - example.git_commit_call_ms: one rye/core/git commit of one changed file,
 //   median of 8.
 // - example.task_manager_e2e_ms: the deterministic run (THREADS.md §15 A) of
-//   `rye execute directive apps/task-manager/build_crud_app --json`, the
-//   scripted provider playing every thread (the test suite's scripts):
-//   knowledge, plans, scaffold, three waves, tests, build, the after_complete
-//   hook serving the app; CLI spawn to exit, median of 3.
-// example.orchestration_overhead_ms is not measured yet.
-import { spawn } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+//   apps/task-manager/build_crud_app in this process (runRootThread, as
+//   `rye execute directive` calls it), the scripted provider playing every
+//   thread (the test suite's scripts): knowledge, plans, scaffold, three
+//   waves, tests, build, the after_complete hook serving the app; median of 3.
+// - example.orchestration_overhead_ms: the same runs' wall time during which
+//   neither a tool's process nor the scripted provider was working (the union
+//   of node process lifetimes, through a RYE_NODE wrapper that logs them, and
+//   of provider requests, subtracted from the wall time); median of 3.
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -21,8 +31,10 @@ import {
   execute,
   generateKeyFiles,
   keyDir,
+  operatorAuthority,
   readSigner,
   resolveSpaces,
+  runRootThread,
   selectItems,
   signItemFile,
 } from '../dist/src/index.js';
@@ -64,42 +76,95 @@ async function exampleProject(dir) {
   return { project, env };
 }
 
-function cli(args, env) {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [join(REPO, 'bin', 'rye.js'), ...args], {
-      env,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let out = '';
-    child.stdout.on('data', (d) => (out += d));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, out }));
-  });
+/**
+ * A RYE_NODE for the node runtime that logs each tool process's lifetime
+ * (epoch ms, start and end) to `log`. Tools spawn git and `node --test`
+ * themselves: those run inside their tool's lifetime.
+ */
+function timedNode(dir) {
+  const log = join(dir, 'node-lifetimes.log');
+  const wrapper = join(dir, 'timed-node.sh');
+  writeFileSync(
+    wrapper,
+    `#!/bin/sh
+s=$(date +%s%N)
+${JSON.stringify(process.execPath)} "$@"
+rc=$?
+echo "$s $(date +%s%N)" >> ${JSON.stringify(log)}
+exit $rc
+`,
+    { mode: 0o755 },
+  );
+  const intervals = () =>
+    existsSync(log)
+      ? readFileSync(log, 'utf8')
+          .trim()
+          .split('\n')
+          .map((line) => line.split(' ').map((ns) => Number(BigInt(ns) / 1000n) / 1000))
+      : [];
+  return { wrapper, intervals };
+}
+
+/** The length of the union of [start, end] intervals. */
+function unionLength(intervals) {
+  const sorted = [...intervals].sort((a, b) => a[0] - b[0]);
+  let total = 0;
+  let [from, to] = [-Infinity, -Infinity];
+  for (const [start, end] of sorted) {
+    if (start > to) {
+      if (to > from) total += to - from;
+      [from, to] = [start, end];
+    } else to = Math.max(to, end);
+  }
+  return to > from ? total + to - from : total;
 }
 
 async function taskManagerE2e(root) {
   const { startScriptedProvider, ORCHESTRATOR_INPUTS, orchestratorScript, childScripts } =
     await importExampleScripts(root);
-  const times = [];
+  const walls = [];
+  const overheads = [];
   for (let i = 0; i < E2E_RUNS; i += 1) {
-    const p = await exampleProject(join(root, `e2e${i}`));
+    const dir = join(root, `e2e${i}`);
+    const p = await exampleProject(dir);
+    const node = timedNode(dir);
     const server = await startScriptedProvider({
       script: [orchestratorScript(), ...childScripts()],
     });
     try {
-      const env = { ...p.env, ANTHROPIC_API_KEY: 'test-key', ANTHROPIC_BASE_URL: server.url };
-      const args = ['execute', 'directive', 'apps/task-manager/build_crud_app'];
-      args.push('--inputs', JSON.stringify(ORCHESTRATOR_INPUTS), '--json');
-      const start = performance.now();
-      const res = await cli([...args, '--project', p.project], env);
-      times.push(performance.now() - start);
-      if (res.code !== 0 || server.problems.length > 0)
-        throw new Error(`bench task-manager e2e: exit ${res.code}, ${res.out.slice(0, 300)}`);
+      const env = {
+        ...p.env,
+        ANTHROPIC_API_KEY: 'test-key',
+        ANTHROPIC_BASE_URL: server.url,
+        RYE_NODE: node.wrapper,
+      };
+      const ops = {
+        spaces: resolveSpaces({ project: p.project, env }),
+        env,
+        authority: operatorAuthority(),
+      };
+      const startMs = performance.timeOrigin + performance.now();
+      const result = await runRootThread(
+        ops,
+        'apps/task-manager/build_crud_app',
+        ORCHESTRATOR_INPUTS,
+      );
+      const endMs = performance.timeOrigin + performance.now();
+      if (result.status !== 'completed' || server.problems.length > 0)
+        throw new Error(
+          `bench task-manager e2e: ${result.status} ${JSON.stringify(result.error ?? server.problems)}`,
+        );
+      const provider = server.requests.map((r) => [r.startedMs, r.finishedMs ?? endMs]);
+      const busy = [...node.intervals(), ...provider]
+        .map(([a, b]) => [Math.max(a, startMs), Math.min(b, endMs)])
+        .filter(([a, b]) => b > a);
+      walls.push(endMs - startMs);
+      overheads.push(endMs - startMs - unionLength(busy));
     } finally {
       await server.close();
     }
   }
-  return median(times);
+  return { wall: median(walls), overhead: median(overheads) };
 }
 
 export async function run() {
@@ -123,7 +188,9 @@ export async function run() {
     };
     const withWrite = await timed(8, commit);
     report('example.git_commit_call_ms', withWrite - (await timed(8, (i) => write(200 + i))), 'ms');
-    report('example.task_manager_e2e_ms', await taskManagerE2e(root), 'ms');
+    const e2e = await taskManagerE2e(root);
+    report('example.task_manager_e2e_ms', e2e.wall, 'ms');
+    report('example.orchestration_overhead_ms', e2e.overhead, 'ms');
   } finally {
     rmSync(root, { recursive: true, force: true });
   }

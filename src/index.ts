@@ -255,3 +255,15 @@ export type {
   WaitResult,
   WaitThreadsInput,
 } from './threads/loop/index.js';
+
+// The four operations as a library call (what the CLI, threads and MCP call), and the
+// authorities they run under: the operator's whole authority, narrowed by a capability set.
+export { errorResult, runOperation } from './threads/ops/index.js';
+export type { OperationContext, OperationName, OperationResult } from './threads/ops/index.js';
+export {
+  compileCaps,
+  narrowAuthority,
+  operatorAuthority,
+  parseCapsOption,
+} from './threads/capabilities/index.js';
+export type { Authority, CapSet } from './threads/capabilities/index.js';

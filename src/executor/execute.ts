@@ -5,6 +5,7 @@ import { RyeError, isRyeError, type ErrorCode } from '../errors/index.js';
 import type { TrustSet } from '../integrity/index.js';
 import { loadSpaceTrust, parseItemId, type Spaces } from '../items/index.js';
 import { packageRoot } from '../platform/index.js';
+import { findAnchorConfig } from './anchor.js';
 import { buildLockfile, saveLockfile } from './lock-flow.js';
 import { prepareRun } from './prepare.js';
 import { PRIMITIVES } from './primitive-config.js';
@@ -139,6 +140,7 @@ export async function execute(options: ExecuteOptions): Promise<ExecuteResult> {
           deps,
           vars,
           anchorApplied: applied,
+          libPackage: findAnchorConfig(chain)?.libPackage ?? null,
         })
       : null;
   const runVars = snapshot?.vars ?? vars;

@@ -13,7 +13,16 @@ export const DEFAULT_EXCLUDE_DIRS: readonly string[] = [
   '.git',
 ];
 
-const ANCHOR_KEYS = ['enabled', 'mode', 'markers_any', 'root', 'lib', 'cwd', 'env_paths'];
+const ANCHOR_KEYS = [
+  'enabled',
+  'mode',
+  'markers_any',
+  'root',
+  'lib',
+  'lib_package',
+  'cwd',
+  'env_paths',
+];
 const VERIFY_KEYS = [
   'enabled',
   'scope',
@@ -49,7 +58,8 @@ export function parseAnchorConfig(raw: unknown, source: string): AnchorConfig | 
     cwd: r.optionalText('cwd'),
     envPaths: envPaths(r.value('env_paths'), r.issues),
   };
-  return r.done(config, source);
+  const libPackage = packageName(r.value('lib_package'), config.lib, r.issues);
+  return r.done(libPackage === null ? config : { ...config, libPackage }, source);
 }
 
 /**
@@ -190,6 +200,22 @@ function libPath(value: unknown, issues: ValidationIssue[]): string | null {
   // The lib folder must stay inside the runtime's own (signed, space-checked) folder.
   if (isAbsolute(value) || /^[A-Za-z]:/.test(value) || value.split(/[/\\]/).includes('..')) {
     issues.push(bad('anchor.lib', 'must be relative to the runtime YAML and free of ".."', value));
+    return null;
+  }
+  return value;
+}
+
+/** An npm package name, optionally scoped: one or two segments, never `.`/`..`. */
+const PACKAGE_NAME = /^(@[a-z0-9][a-z0-9._-]*\/)?[a-z0-9][a-z0-9._-]*$/;
+
+function packageName(value: unknown, lib: string | null, issues: ValidationIssue[]): string | null {
+  if (value === undefined || value === null) return null;
+  if (typeof value !== 'string' || !PACKAGE_NAME.test(value) || value.length > 214) {
+    issues.push(bad('anchor.lib_package', 'must be a package name like "@scope/name"', value));
+    return null;
+  }
+  if (lib === null) {
+    issues.push(bad('anchor.lib_package', 'needs anchor.lib (the folder it mounts)', value));
     return null;
   }
   return value;

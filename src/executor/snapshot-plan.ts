@@ -27,6 +27,8 @@ export interface SnapshotInput {
   readonly deps: DependencyCheck;
   readonly vars: TemplateVars;
   readonly anchorApplied: boolean;
+  /** The runtime's `anchor.lib_package`: mount the library as that package. */
+  readonly libPackage?: string | null;
 }
 
 /**
@@ -50,11 +52,11 @@ export function planSnapshot(input: SnapshotInput): SnapshotPlan {
   const toolRaw = tool.raw;
   const toolSha = sha256Hex(toolRaw);
   const sources: SnapshotSource[] = [];
-  const add = (area: SnapshotArea, tree: CheckedTree | null): void => {
+  const add = (area: SnapshotArea, tree: CheckedTree | null, prefix = ''): void => {
     for (const f of tree?.files ?? []) {
       sources.push({
         area,
-        rel: f.relativePath,
+        rel: prefix + f.relativePath,
         extension: f.extension,
         raw: f.raw,
         rawSha256: f.rawSha256,
@@ -62,7 +64,9 @@ export function planSnapshot(input: SnapshotInput): SnapshotPlan {
     }
   };
   add('scope', deps.scope);
-  add('lib', deps.lib);
+  const libPackage = input.libPackage ?? null;
+  if (libPackage === null) add('lib', deps.lib);
+  else add('package', deps.lib, `${libPackage}/`);
 
   const inScope = deps.scope === null ? undefined : relativeInside(deps.scope.base, toolReal);
   const toolArea: SnapshotArea = inScope === undefined || inScope === '' ? 'tool' : 'scope';
@@ -89,7 +93,12 @@ export function planSnapshot(input: SnapshotInput): SnapshotPlan {
     tool_dir: toolDir,
     tool_parent: dirname(toolDir),
     anchor_path: input.anchorApplied ? anchorIn(layout, input, toolReal, toolDir) : toolDir,
-    runtime_lib: deps.lib === null ? '' : areaDir(layout, 'lib'),
+    runtime_lib:
+      deps.lib === null
+        ? ''
+        : libPackage === null
+          ? areaDir(layout, 'lib')
+          : join(areaDir(layout, 'package'), ...libPackage.split('/')),
   };
   return { layout, sources, vars: mapped };
 }

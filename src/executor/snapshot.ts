@@ -23,10 +23,19 @@ import { dirname, join } from 'node:path';
 import { RyeError, isRyeError } from '../errors/index.js';
 import { compareCodePoints, runnableBytes, sha256Hex } from '../integrity/index.js';
 
-/** Where a file sits in a snapshot: the dependency scope, a lone tool file, or the runtime library. */
-export type SnapshotArea = 'scope' | 'tool' | 'lib';
+/**
+ * Where a file sits in a snapshot: the dependency scope, a lone tool file, the
+ * runtime library, or the runtime library mounted as a package
+ * (`node_modules/<name>/…` at the snapshot's root, above every tool file).
+ */
+export type SnapshotArea = 'scope' | 'tool' | 'lib' | 'package';
 
-const AREA_DIR: Readonly<Record<SnapshotArea, string>> = { scope: 's', tool: 't', lib: 'l' };
+const AREA_DIR: Readonly<Record<SnapshotArea, string>> = {
+  scope: 's',
+  tool: 't',
+  lib: 'l',
+  package: 'node_modules',
+};
 const INDEX = 'index.json';
 const FORMAT = 'rye-snapshot-v1';
 

@@ -14,6 +14,12 @@ export interface AnchorConfig {
   readonly root: 'tool_dir' | 'tool_parent' | 'project_path';
   /** Runtime library folder relative to the runtime YAML's folder, or null. */
   readonly lib: string | null;
+  /**
+   * The package name the library is mounted as in a tool's snapshot
+   * (`<snapshot>/node_modules/<name>`), so the interpreter's own module
+   * resolution finds it from every tool file; null: its own area. Needs `lib`.
+   */
+  readonly libPackage?: string | null;
   /** Working directory template (e.g. `{anchor_path}`), or null to leave it. */
   readonly cwd: string | null;
   /** Path-like variables: templates to prepend / append, joined with path.delimiter. */

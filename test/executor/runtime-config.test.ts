@@ -105,6 +105,19 @@ describe('parseAnchorConfig()', () => {
     expect(anchorIssues({ lib: 3 })).toEqual(['anchor.lib']);
   });
 
+  it('reads lib_package, a package name the lib is mounted as; refuses paths, odd names and no lib', () => {
+    expect(parseAnchorConfig({ lib: 'lib/node', lib_package: '@rye/runtime' }, 'x')).toMatchObject({
+      lib: 'lib/node',
+      libPackage: '@rye/runtime',
+    });
+    expect(parseAnchorConfig({ lib: 'lib/node' }, 'x')).not.toHaveProperty('libPackage');
+    for (const bad of ['../x', '@rye/../x', '@rye/a/b', '/abs', '.', '..', 'A', '', 3, '@/x'])
+      expect(anchorIssues({ lib: 'lib/node', lib_package: bad }), String(bad)).toEqual([
+        'anchor.lib_package',
+      ]);
+    expect(anchorIssues({ lib_package: '@rye/runtime' })).toEqual(['anchor.lib_package']);
+  });
+
   it('rejects a cwd that is not a non-empty string', () => {
     expect(anchorIssues({ cwd: 7 })).toEqual(['anchor.cwd']);
     expect(anchorIssues({ cwd: '' })).toEqual(['anchor.cwd']);

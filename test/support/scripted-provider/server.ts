@@ -41,6 +41,9 @@ export interface CapturedRequest {
   status?: number;
   conversation?: string;
   turn?: number;
+  /** Epoch ms (sub-ms precision) when the request's headers arrived, and when its answer was sent. */
+  readonly startedMs: number;
+  finishedMs?: number;
 }
 
 export interface ScriptedProvider {
@@ -77,6 +80,7 @@ export async function startScriptedProvider(
   });
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const startedMs = epochMs();
     const path = (req.url ?? '/').split('?')[0]!;
     const route =
       path === '/v1/messages'
@@ -93,7 +97,9 @@ export async function startScriptedProvider(
       headers: { ...req.headers } as Record<string, string | undefined>,
       body: parseJson(raw),
       raw,
+      startedMs,
     };
+    res.once('finish', () => (record.finishedMs = epochMs()));
     requests.push(record);
     counter += 1;
     const requestId = `req_scripted_${counter}`;
@@ -142,6 +148,8 @@ export async function startScriptedProvider(
       }),
   };
 }
+
+const epochMs = (): number => performance.timeOrigin + performance.now();
 
 /** The body, or null when it is over the cap. */
 async function readBody(req: IncomingMessage): Promise<Buffer | null> {

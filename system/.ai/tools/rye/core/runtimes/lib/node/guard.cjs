@@ -263,6 +263,15 @@ function install() {
     manifest: settings.RYE_VERIFIED_MANIFEST,
   });
   globalThis[STATE] = { guard };
+  // The hooks run in a thread of their own on Node 20 (about 40 ms of CPU per
+  // process). Without a guard or '@rye/core' to serve, and with this library
+  // mounted as the package '@rye/runtime' (the snapshot's
+  // node_modules/@rye/runtime, found by Node's resolution from every tool
+  // file), there is nothing for them to do.
+  if (guard === null && !settings.RYE_LIBRARY_URL && mountedAsRuntimePackage()) {
+    mapRuntimeForRequire(nodeModule.Module);
+    return;
+  }
   nodeModule.register(pathToFileURL(path.join(__dirname, 'hooks.mjs')).href, {
     data: {
       libraryUrl: settings.RYE_LIBRARY_URL ?? null,
@@ -275,6 +284,17 @@ function install() {
   if (guard === null) return;
   guardCommonJs(nodeModule, guard);
   guardWorkers(nodeModule, settings);
+}
+
+/** Whether this folder is `node_modules/@rye/runtime` (the snapshot's mount of the library). */
+function mountedAsRuntimePackage() {
+  const runtime = __dirname;
+  const scope = path.dirname(runtime);
+  return (
+    path.basename(runtime) === 'runtime' &&
+    path.basename(scope) === '@rye' &&
+    path.basename(path.dirname(scope)) === 'node_modules'
+  );
 }
 
 // On Node 20, register() hooks do not see require(). A .ts tool outside a
