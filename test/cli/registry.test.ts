@@ -11,46 +11,16 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readSigner } from '../../src/integrity/index.js';
 import { keyDir } from '../../src/items/index.js';
 import { rye, type CliResult } from '../helpers/cli.js';
-import { BUILT_SYSTEM, makeExecProject, type ExecProject } from '../helpers/exec-project.js';
+import { makeExecProject } from '../helpers/exec-project.js';
 import { DIRECTIVE, KNOWLEDGE } from '../helpers/items.js';
 import { startRegistryProcess, type RegistryProcess } from '../helpers/registry-server.js';
+import { author, consumer, expectOk, registryRun, type Who } from '../helpers/registry-users.js';
 import { TASK_MANAGER_FILES, TASK_MANAGER_ID, writeTaskManager } from '../helpers/task-manager.js';
-import { makeTempSpaces, type TempSpaces } from '../helpers/temp-space.js';
 
-type Who = Pick<TempSpaces, 'project' | 'env' | 'user'>;
-
-const run = (who: Who, url: string, args: string[], stdin?: string): Promise<CliResult> =>
-  rye([...args, '--project', who.project, '--registry', url], {
-    env: who.env,
-    ...(stdin === undefined ? {} : { stdin }),
-  });
+const run = registryRun;
 
 const plain = (who: Who, args: string[]): Promise<CliResult> =>
   rye([...args, '--project', who.project], { env: who.env });
-
-function expectOk(res: CliResult): void {
-  expect(res.code, `${res.stdout}\n${res.stderr}`).toBe(0);
-}
-
-/** An author with a key, an account and a registered key. */
-async function author(url: string, username: string): Promise<ExecProject> {
-  const p = await makeExecProject();
-  expectOk(
-    await run(
-      p,
-      url,
-      ['registry', 'signup', '--username', username, '--password-stdin'],
-      `pw-${username}-1\n`,
-    ),
-  );
-  expectOk(await run(p, url, ['registry', 'keys', 'add']));
-  return p;
-}
-
-/** A consumer: fresh project, fresh user space (no key, no pins, no login). */
-function consumer(): TempSpaces {
-  return makeTempSpaces({ system: BUILT_SYSTEM });
-}
 
 const TOOL = `import json
 __version__ = "1.2.0"

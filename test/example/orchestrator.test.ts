@@ -17,7 +17,14 @@ import { childScripts } from '../support/task-manager/scripts.js';
 import { ledgerOf } from '../threads/loop/fixtures.js';
 import { readPlans } from '../support/task-manager/plans.js';
 import { APP_NAME, APP_SOURCE, appFiles } from '../support/task-manager/example-project.js';
-import { appPath, exampleRun, registryEdges, toolResults, type ExampleRun } from './support.js';
+import {
+  appPath,
+  exampleRun,
+  registryEdges,
+  toolResults,
+  type ExampleRun,
+  type TreeView,
+} from './support.js';
 
 describe('build_crud_app', () => {
   it('plans with the seed limits and a set holding every grant its children use', async () => {
@@ -87,16 +94,6 @@ const git = (cwd: string, args: string[]) =>
 
 const DIR = `apps/${APP_NAME}`;
 const WAIT_TOOL = 'rye/agent/threads/wait_threads';
-
-interface TreeView {
-  thread_id: string;
-  directive_id: string;
-  edge: string | null;
-  status: string;
-  depth: number;
-  caps_dropped: string[];
-  children: TreeView[];
-}
 
 describe('build_crud_app end to end (THREADS.md §15 A)', () => {
   it(

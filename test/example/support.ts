@@ -37,9 +37,15 @@ export interface ExampleRun extends ExampleProject {
   close(): Promise<void>;
 }
 
-/** The example, signed in a temp project, with the scripted provider playing `script`. */
-export async function exampleRun(script: readonly ScriptEntry[]): Promise<ExampleRun> {
-  const p = await makeExampleProject();
+/**
+ * The example, signed in a temp project (or in `project`, whose items are
+ * already there), with a scripted provider of its own playing `script`.
+ */
+export async function exampleRun(
+  script: readonly ScriptEntry[],
+  project?: ExampleProject,
+): Promise<ExampleRun> {
+  const p = project ?? (await makeExampleProject());
   const server = await startScriptedProvider({ script });
   const env = { ...p.env, ANTHROPIC_API_KEY: 'test-key', ANTHROPIC_BASE_URL: server.url };
   return {
@@ -83,6 +89,26 @@ export async function exampleRun(script: readonly ScriptEntry[]): Promise<Exampl
     },
     close: () => server.close(),
   };
+}
+
+/** `rye thread tree --json`, one node. */
+export interface TreeView {
+  thread_id: string;
+  directive_id: string;
+  edge: string | null;
+  status: string;
+  depth: number;
+  caps_dropped: string[];
+  children: TreeView[];
+}
+
+/** A thread's tree, through the CLI. */
+export async function threadTree(p: ExampleRun, threadId: string): Promise<TreeView> {
+  const res = await rye(['thread', 'tree', threadId, '--project', p.project, '--json'], {
+    env: p.env,
+  });
+  if (res.code !== 0) throw new Error(`rye thread tree ${threadId}: ${res.stderr}`);
+  return res.json<{ tree: TreeView }>().tree;
 }
 
 /** The tool results of a thread, in order, with the call's item id. */

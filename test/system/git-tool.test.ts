@@ -9,10 +9,12 @@ import { chmodSync, existsSync, mkdirSync, symlinkSync, writeFileSync } from 'no
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { makeTempSpaces } from '../helpers/temp-space.js';
-import { runSystemTool } from '../support/system-tool/run-system-tool.js';
+import { runSystemTool, startSystemTool } from '../support/system-tool/run-system-tool.js';
 
 const GIT = 'rye/core/git.mjs';
 const DATE = '2026-02-11T00:00:00Z';
+/** The marker a first commit holds while it creates the repository (git.mjs). */
+const INIT_LOCK = '.git.rye-init';
 
 function app() {
   const s = makeTempSpaces();
@@ -64,6 +66,30 @@ describe('rye/core/git commit', () => {
     expect(commit(q.project).out['commit_hash']).toBe(hash);
     // Nothing changed since: refused with its own code.
     expect(commit(p.project).out).toMatchObject({ success: false, code: 'GIT_NOTHING_TO_COMMIT' });
+  });
+
+  it('parallel first commits into a folder with no repository all succeed (one init, no half-made .git seen)', async () => {
+    // Wave 1's children commit at the same moment into an app nobody initialised:
+    // two `git init` racing on one folder fail ("could not lock config file").
+    for (let round = 0; round < 3; round += 1) {
+      const p = app();
+      const plans = ['db_schema', 'api_routes', 'react_ui', 'integration'];
+      for (const plan of plans) p.write(`app/${plan}.js`, `// ${plan}\n`);
+      const runs = await Promise.all(
+        plans.map((plan) =>
+          startSystemTool(
+            GIT,
+            { repo: 'app', app: 'a', plan, summary: 's', paths: [`${plan}.js`], date: DATE },
+            p.project,
+          ),
+        ),
+      );
+      for (const run of runs) expect(run.out, run.stderr).toMatchObject({ success: true });
+      expect(git(p.repo, ['log', '--format=%s']).trim().split('\n').sort()).toEqual(
+        plans.map((plan) => `feat(a): ${plan} — s`).sort(),
+      );
+      expect(existsSync(join(p.repo, INIT_LOCK))).toBe(false);
+    }
   });
 
   it('stages only the paths given', () => {

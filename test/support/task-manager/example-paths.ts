@@ -15,19 +15,25 @@ export const EXAMPLE_DIR = fileURLToPath(
 export const APP_SOURCE = join(EXAMPLE_DIR, 'reference', 'task-manager');
 /** The four plans the orchestrator writes under `.ai/plans/<name>/phase_1/`. */
 export const PLANS_DIR = join(EXAMPLE_DIR, 'reference', 'plans');
+/**
+ * The feature asked for on resume (add a priority field): its plan and, under
+ * `task-manager/`, the app files it changes, each a whole file.
+ */
+export const PRIORITY_DIR = join(EXAMPLE_DIR, 'reference', 'priority');
+export const PRIORITY_SOURCE = join(PRIORITY_DIR, 'task-manager');
 /** The app's name: its folder in the project and `{input:name}`. */
 export const APP_NAME = 'task-manager';
 
-/** The reference app's files, relative to its folder, sorted. */
-export function appFiles(): string[] {
+/** The reference app's files (or another source folder's), relative to it, sorted. */
+export function appFiles(source: string = APP_SOURCE): string[] {
   const out: string[] = [];
   const walk = (dir: string): void => {
     for (const entry of readdirSync(dir, { withFileTypes: true })) {
       const path = join(dir, entry.name);
       if (entry.isDirectory()) walk(path);
-      else out.push(relative(APP_SOURCE, path).split('\\').join('/'));
+      else out.push(relative(source, path).split('\\').join('/'));
     }
   };
-  walk(APP_SOURCE);
+  walk(source);
   return out.sort();
 }

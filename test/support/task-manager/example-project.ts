@@ -27,6 +27,14 @@ export async function makeExampleProject(): Promise<ExampleProject> {
   cpSync(join(EXAMPLE_DIR, '.ai'), join(p.project, '.ai'), { recursive: true });
   for (const type of ['directive', 'tool', 'knowledge'] as const)
     await p.sign(type, 'apps/task-manager/**');
+  return asExampleProject(p);
+}
+
+/**
+ * Any project as an example project: one whose items came another way (a
+ * pulled bundle, signed by someone else) runs the example just the same.
+ */
+export function asExampleProject(p: ExecProject): ExampleProject {
   return {
     ...p,
     writeApp: () => {

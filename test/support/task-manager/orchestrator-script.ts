@@ -19,11 +19,13 @@ export const ORCHESTRATOR_INPUTS = {
 };
 const DIR = `apps/${APP_NAME}`;
 
-const tool = (item_id: string, parameters: Record<string, unknown>): ScriptToolCall => ({
+/** `rye_execute` of a tool. */
+export const tool = (item_id: string, parameters: Record<string, unknown>): ScriptToolCall => ({
   name: 'rye_execute',
   input: { item_type: 'tool', item_id, parameters },
 });
-const spawn = (plan: Plan): ScriptToolCall => ({
+/** An `implement_feature` child for `plan`, spawned (answered at once with its thread id). */
+export const spawn = (plan: Plan): ScriptToolCall => ({
   name: 'rye_execute',
   input: {
     item_type: 'directive',
@@ -33,7 +35,7 @@ const spawn = (plan: Plan): ScriptToolCall => ({
   },
 });
 /** wait_threads on the threads the previous turn spawned (one per tool result). */
-const waitFor = (count: number): ScriptToolCall =>
+export const waitFor = (count: number): ScriptToolCall =>
   tool('rye/agent/threads/wait_threads', {
     thread_ids: Array.from({ length: count }, (_, i) =>
       i === 0 ? '{{result.data.thread_id}}' : `{{result[${i}].data.thread_id}}`,

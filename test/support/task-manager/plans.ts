@@ -27,26 +27,35 @@ export interface Plan {
 export const PLAN_NAMES = ['db_schema', 'api_routes', 'react_ui', 'integration'] as const;
 
 export function readPlans(): Plan[] {
-  return PLAN_NAMES.map((name) => {
-    const text = readFileSync(join(PLANS_DIR, `plan_${name}.md`), 'utf8');
-    const front = /^---\n([\s\S]*?)\n---\n/.exec(text);
-    if (front === null) throw new Error(`plan_${name}.md has no frontmatter`);
-    const data = parse(front[1] as string) as {
-      wave: number;
-      summary: string;
-      files: string[];
-      commit_paths?: string[];
-    };
-    return {
+  return PLAN_NAMES.map((name) =>
+    readPlan(
       name,
-      wave: data.wave,
-      summary: data.summary,
-      files: data.files,
-      commitPaths: data.commit_paths ?? data.files,
-      text,
-      path: `.ai/plans/${APP_NAME}/phase_1/plan_${name}.md`,
-    };
-  });
+      join(PLANS_DIR, `plan_${name}.md`),
+      `.ai/plans/${APP_NAME}/phase_1/plan_${name}.md`,
+    ),
+  );
+}
+
+/** One plan document: `file` in the repository, written by the orchestrator at `path`. */
+export function readPlan(name: string, file: string, path: string): Plan {
+  const text = readFileSync(file, 'utf8');
+  const front = /^---\n([\s\S]*?)\n---\n/.exec(text);
+  if (front === null) throw new Error(`${file} has no frontmatter`);
+  const data = parse(front[1] as string) as {
+    wave: number;
+    summary: string;
+    files: string[];
+    commit_paths?: string[];
+  };
+  return {
+    name,
+    wave: data.wave,
+    summary: data.summary,
+    files: data.files,
+    commitPaths: data.commit_paths ?? data.files,
+    text,
+    path,
+  };
 }
 
 /** The app files no plan writes: the scaffold's. Throws when a plan lists a file the app lacks. */

@@ -17,6 +17,8 @@ export const COMMIT_DATES: Readonly<Record<string, string>> = {
   api_routes: '2026-02-11T00:02:00Z',
   react_ui: '2026-02-11T00:03:00Z',
   integration: '2026-02-11T00:04:00Z',
+  // Asked for on resume, after phase 1.
+  add_priority: '2026-02-11T00:05:00Z',
 };
 const DIR = `apps/${APP_NAME}`;
 
@@ -26,8 +28,8 @@ const execTool = (item_id: string, parameters: Record<string, unknown>): ScriptT
 });
 const writeFile = (path: string, content: string): ScriptToolCall =>
   execTool('rye/file-system/fs_write', { path, content });
-const appWrite = (file: string): ScriptToolCall =>
-  writeFile(`${APP_NAME}/${file}`, readFileSync(join(APP_SOURCE, file), 'utf8'));
+const appWrite = (file: string, source = APP_SOURCE): ScriptToolCall =>
+  writeFile(`${APP_NAME}/${file}`, readFileSync(join(source, file), 'utf8'));
 const ret = (input: Record<string, unknown>): ScriptToolCall => ({
   name: 'directive_return',
   input,
@@ -41,7 +43,7 @@ export function scaffoldScript(): ScriptEntry {
       {
         text: 'Creating the project structure.',
         tool_calls: [
-          ...scaffoldFiles(readPlans()).map(appWrite),
+          ...scaffoldFiles(readPlans()).map((file) => appWrite(file)),
           // The fixture's extra grant: dropped under the orchestrator, so this is denied there.
           execTool('rye/bash/bash', { command: 'npm install' }),
         ],
@@ -53,15 +55,18 @@ export function scaffoldScript(): ScriptEntry {
   };
 }
 
-/** implement_feature for one plan: read it, write its files, commit them, return the hash. */
-export function implementScript(plan: Plan): ScriptEntry {
+/**
+ * implement_feature for one plan: read it, write its files (taken from
+ * `source`, the reference app by default), commit them, return the hash.
+ */
+export function implementScript(plan: Plan, source = APP_SOURCE): ScriptEntry {
   return {
     match: { directive: 'implement_feature', first_user_includes: `plan_${plan.name}.md` },
     turns: [
       { tool_calls: [execTool('rye/file-system/fs_read', { path: plan.path })], usage: USAGE },
       {
         text: `Writing ${plan.files.length} files.`,
-        tool_calls: plan.files.map(appWrite),
+        tool_calls: plan.files.map((file) => appWrite(file, source)),
         usage: USAGE,
       },
       {
@@ -129,7 +134,7 @@ export function buildAndServeScript(): ScriptEntry {
 export function childScripts(): ScriptEntry[] {
   return [
     scaffoldScript(),
-    ...readPlans().map(implementScript),
+    ...readPlans().map((plan) => implementScript(plan)),
     runTestsScript(),
     buildAndServeScript(),
   ];

@@ -178,6 +178,60 @@ function messageOf(params) {
   return `feat(${app}): ${plan} — ${summary}`;
 }
 
+/** Held (created exclusively) in the repository folder while a first commit creates `.git`. */
+const INIT_CLAIM = '.git.rye-init';
+
+const present = (path) => {
+  try {
+    lstatSync(path);
+    return true;
+  } catch {
+    return false;
+  }
+};
+const pause = () => new Promise((resolve) => setTimeout(resolve, 50));
+
+/**
+ * Make the folder a repository once, however many commits arrive at the same
+ * time. Parallel children commit into an app nobody initialised: two `git
+ * init` on one folder break each other ("could not lock config file"), and a
+ * commit that sees a half-made `.git` fails on it. So the first caller claims
+ * INIT_CLAIM while it runs `git init`, and every caller proceeds only once
+ * `.git` exists and no claim is held (a claim is made before `.git` appears
+ * and dropped after init ends, so that pair means the repository is whole).
+ */
+async function ensureRepo(repo) {
+  const dotGit = join(repo.real, '.git');
+  const claim = join(repo.real, INIT_CLAIM);
+  for (let attempt = 0; ; attempt += 1) {
+    const initialised = present(dotGit);
+    if (initialised && !present(claim)) return;
+    if (!initialised) {
+      let claimed = false;
+      try {
+        closeSync(openSync(claim, 'wx'));
+        claimed = true;
+      } catch (error) {
+        if (error?.code !== 'EEXIST')
+          throw new GitError('GIT_FAILED', `Cannot initialise ${repo.rel}: ${error.message}`, { repo: repo.rel });
+      }
+      if (claimed) {
+        try {
+          if (!present(dotGit)) git(repo.real, ['init', '--quiet', '--initial-branch=main']);
+        } finally {
+          rmSync(claim, { force: true });
+        }
+        return;
+      }
+    }
+    if (attempt >= 600)
+      throw new GitError('GIT_FAILED', `Cannot initialise ${repo.rel}: ${claim} has been held for 30 s (a first commit that never finished; remove it)`, {
+        repo: repo.rel,
+      });
+    await pause();
+  }
+}
+
 /** Wait for the repository's commit lock (parallel children commit into one repository). */
 async function withLock(repo, fn) {
   const lock = join(repo, '.git', 'rye-commit.lock');
@@ -211,8 +265,9 @@ async function commit(root, params) {
   if (!Array.isArray(paths) || paths.length === 0 || paths.length > 500)
     throw new GitError('GIT_PARAMS_INVALID', 'Cannot commit: paths must list 1 to 500 paths', { field: 'paths' });
   for (const p of paths) checkText('paths', p, 1024);
+  await ensureRepo(repoOf(root, params.repo));
+  // Checked again once it exists: another commit may have made the `.git`.
   const repo = repoOf(root, params.repo);
-  if (!repo.exists) git(repo.real, ['init', '--quiet', '--initial-branch=main']);
   checkConfig(repo.real);
   return withLock(repo.real, () => {
     // Literal pathspecs: a path is a name, never a glob or magic; git refuses one outside the repository.
