@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { rye } from '../helpers/cli.js';
+import { processAlive } from '../helpers/process-alive.js';
 import { ORCHESTRATOR_INPUTS } from '../support/task-manager/orchestrator-script.js';
 import { failFastScripts, SLOW_PID } from '../support/task-manager/fail-fast-script.js';
 import { exampleRun, registryEdges, toolResults, type ExampleRun } from './support.js';
@@ -16,15 +17,6 @@ afterEach(async () => {
   await open?.close();
   open = undefined;
 });
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 describe('build_crud_app when a wave-1 child fails', () => {
   it(
@@ -62,7 +54,7 @@ describe('build_crud_app when a wave-1 child fails', () => {
       });
       // The sibling's hanging test process (under test_runner's node --test) is gone.
       const pid = Number(readFileSync(join(p.project, SLOW_PID), 'utf8'));
-      expect(alive(pid)).toBe(false);
+      expect(processAlive(pid)).toBe(false);
 
       const cli = (...args: string[]) =>
         rye([...args, '--project', p.project, '--json'], { env: p.env });

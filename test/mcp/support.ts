@@ -172,18 +172,4 @@ export async function until(check: () => boolean, ms = 10_000, what = 'condition
   }
 }
 
-/** True while a process with this pid runs (a zombie waiting for its reaper counts as gone). */
-export function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-  try {
-    // Linux: the state follows the parenthesised command name.
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
-  } catch {
-    return true;
-  }
-}
+export { processAlive } from '../helpers/process-alive.js';

@@ -26,12 +26,23 @@ export const CONFIG_SCHEMA = {
 };
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+/**
+ * Whether the process runs. An exited process that nobody has reaped yet (the
+ * server outlives the tool that started it, so its parent becomes init, and
+ * some containers' init reaps late) is a zombie that kill(pid, 0) still finds:
+ * on Linux its state in /proc says so.
+ */
 const alive = (pid) => {
   try {
     process.kill(pid, 0);
-    return true;
+  } catch (error) {
+    return error.code === 'EPERM';
+  }
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat[stat.lastIndexOf(')') + 2] !== 'Z';
   } catch {
-    return false;
+    return true;
   }
 };
 
@@ -72,11 +83,11 @@ async function start(dir, stateFile, port) {
   child.unref();
   const url = `http://127.0.0.1:${chosen}/`;
   writeFileSync(stateFile, JSON.stringify({ pid: child.pid, port: chosen, url }) + '\n');
-  for (let i = 0; i < 100; i += 1) {
+  for (let i = 0; i < 400; i += 1) {
     const answer = await probe(url);
     if (answer.status === 200) return { action: 'start', url, port: chosen, pid: child.pid, ...answer };
     if (!alive(child.pid)) break;
-    await sleep(100);
+    await sleep(25);
   }
   await stop(stateFile);
   throw new Error(`the server did not answer on ${url}: ${readFileSync(join(dir, '.dev-server.log'), 'utf8').slice(-1000)}`);
@@ -93,7 +104,7 @@ async function stop(stateFile) {
     }
   };
   kill('SIGTERM');
-  for (let i = 0; i < 50 && alive(state.pid); i += 1) await sleep(100);
+  for (let i = 0; i < 250 && alive(state.pid); i += 1) await sleep(20);
   if (alive(state.pid)) kill('SIGKILL');
   rmSync(stateFile, { force: true });
   return { action: 'stop', stopped: true, pid: state.pid };
