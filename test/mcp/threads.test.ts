@@ -113,11 +113,12 @@ describe('MCP execute on a directive runs a thread', () => {
       data: { events: [{ seq: 0, type: 'thread_created' }, { seq: 1 }], next_seq: 2 },
     });
 
-    // The CLI prints the same document (another conversation: a new topic).
+    // The CLI prints the same document, with the CLI contract's `ok` (another conversation: a new topic).
     const cli = await p.run([...EXECUTE.slice(0, -1), '{"topic":"cli"}', '--json']);
     expect(cli.code, cli.stderr).toBe(0);
     const printed = cli.json<Record<string, unknown>>();
-    expect(Object.keys(printed).sort()).toEqual(Object.keys(doc).sort());
+    expect(Object.keys(printed).sort()).toEqual([...Object.keys(doc), 'ok'].sort());
+    expect(printed['ok']).toBe(true);
     expect(printed).toMatchObject({ status: 'success', data: { answer: 'short' } });
   });
 

@@ -42,14 +42,15 @@ export async function runDirectiveCommand(
     if (!ctx.json || !isRyeError(error)) throw error;
     // A refusal prints the operation's error shape too, as MCP answers it.
     const { errorResult } = await import('../../threads/ops/index.js');
-    emit(ctx, errorResult(error, directiveId), []);
+    emit(ctx, { ok: false, ...errorResult(error, directiveId) }, []);
     return exitCodeFor(error.code);
   } finally {
     interrupts.dispose();
   }
-  // --json prints exactly what MCP `execute` answers (THREADS.md §14).
-  emit(ctx, threadAnswer(directiveId, result), resultLines(result));
-  return interrupts.exitCode() ?? exitCodeOf(result);
+  // --json prints what MCP `execute` answers (THREADS.md §14), with the contract's `ok`.
+  const code = interrupts.exitCode() ?? exitCodeOf(result);
+  emit(ctx, { ok: code === 0, ...threadAnswer(directiveId, result) }, resultLines(result));
+  return code;
 }
 
 /**
@@ -73,7 +74,13 @@ export async function spawnDirectiveCommand(
   );
   emit(
     ctx,
-    { status: 'success', item_id: directiveId, data: { thread_id, status: 'running' }, thread_id },
+    {
+      ok: true,
+      status: 'success',
+      item_id: directiveId,
+      data: { thread_id, status: 'running' },
+      thread_id,
+    },
     [`thread ${thread_id}: running (detached; rye thread show ${thread_id})`],
   );
   return 0;
