@@ -129,6 +129,9 @@ export const COMMANDS: readonly LazyCommand[] = [
   },
 ];
 
+/** The commands fast-path.ts may run without commander: only these load it. */
+const FAST_PATH_NAMES: ReadonlySet<string> = new Set(['verify-file', 'verify', 'execute']);
+
 /** The process's own streams and environment; output to a closed pipe is dropped quietly. */
 export function processIo(): CliIo {
   const stderr = guardedWriter(process.stderr);
@@ -153,12 +156,18 @@ export function processIo(): CliIo {
  * Run the `rye` CLI and return its exit code: 0 success, 1 operation failed,
  * 2 usage error, 3 verification or integrity refusal. Loads only what the
  * command line needs: `rye --version` nothing more, `rye --help` the argument
- * parser, any other command its own code (see {@link COMMANDS}).
+ * parser, any other command its own code (see {@link COMMANDS}); the hot
+ * commands, when their command line has a shape it recognises exactly, their
+ * own code without the parser (see fast-path.ts).
  */
 export async function main(argv: readonly string[], io: CliIo = processIo()): Promise<number> {
   if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-V')) {
     io.stdout(`${VERSION}\n`);
     return 0;
+  }
+  if (FAST_PATH_NAMES.has(argv[0] ?? '')) {
+    const code = await (await import('./fast-path.js')).runFast(argv, io);
+    if (code !== undefined) return code;
   }
   const { runProgram } = await import('./program.js');
   return runProgram(argv, io, { version: VERSION, commands: COMMANDS });
