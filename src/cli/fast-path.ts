@@ -1,5 +1,4 @@
 import type { CliIo } from './context.js';
-import { createRunner } from './runner.js';
 
 /**
  * The command lines an agent sends most (`rye verify-file`, `rye verify`,
@@ -30,15 +29,22 @@ export interface FastCommand {
   readonly lists: readonly string[];
   /** Options that must be given (commander's requiredOption). */
   readonly required: readonly string[];
-  /** The command's body, loaded on use; the same function its commander action runs. */
-  readonly run: (
-    io: CliIo,
-    args: readonly string[],
-    options: Record<string, unknown>,
-  ) => Promise<number>;
+  /**
+   * Loads the runner of the command's body (the function its commander action
+   * runs). In the CLI bundle each is a file of its own, built without the
+   * other commands' chunks (scripts/build-cli.mjs).
+   */
+  readonly load: () => Promise<FastRunner>;
 }
 
-/** The commands with a fast path. Each `run` is what the commander action calls. */
+/** Runs a command's body with its errors reported as the commander path reports them; the exit code. */
+export type FastRunner = (
+  io: CliIo,
+  args: readonly string[],
+  options: Record<string, unknown>,
+) => Promise<number>;
+
+/** The commands with a fast path. */
 export const FAST_COMMANDS: readonly FastCommand[] = [
   {
     name: 'verify-file',
@@ -47,12 +53,7 @@ export const FAST_COMMANDS: readonly FastCommand[] = [
     values: ['--project', '--item-type', '--item-id'],
     lists: ['--trust'],
     required: ['--item-type'],
-    run: async (io, [path], options) =>
-      (await import('./commands/verify-file-run.js')).verifyFileRun(
-        io,
-        path ?? '',
-        options as never,
-      ),
+    load: async () => (await import('./fast/verify-file.js')).runVerifyFile,
   },
   {
     name: 'verify',
@@ -61,13 +62,7 @@ export const FAST_COMMANDS: readonly FastCommand[] = [
     values: ['--project'],
     lists: [],
     required: [],
-    run: async (io, [type, pattern], options) =>
-      (await import('./commands/verify-run.js')).verifyRun(
-        io,
-        type ?? '',
-        pattern ?? '',
-        options as never,
-      ),
+    load: async () => (await import('./fast/verify.js')).runVerify,
   },
   {
     name: 'execute',
@@ -78,11 +73,7 @@ export const FAST_COMMANDS: readonly FastCommand[] = [
     // --limit is a directive's option; commander's default for it is kept.
     lists: [],
     required: [],
-    run: async (io, [type, itemId], options) =>
-      (await import('./commands/execute-run.js')).executeRun(io, type ?? '', itemId ?? '', {
-        limit: [],
-        ...options,
-      }),
+    load: async () => (await import('./fast/execute.js')).runExecute,
   },
 ];
 
@@ -142,21 +133,4 @@ export function parseFastArgv(argv: readonly string[]): FastParse | undefined {
   if (command.firstArgument !== undefined && args[0] !== command.firstArgument) return undefined;
   if (command.required.some((r) => options[optionKey(r)] === undefined)) return undefined;
   return { command, args, options };
-}
-
-/**
- * Run `argv` on the fast path and return the exit code, or undefined when the
- * command line is not one it recognises. Errors are reported as commander's
- * path reports them (the same runner).
- */
-export async function runFast(argv: readonly string[], io: CliIo): Promise<number | undefined> {
-  const parsed = parseFastArgv(argv);
-  if (parsed === undefined) return undefined;
-  let exitCode = 0;
-  const run = createRunner(io, (code) => {
-    exitCode = code;
-  });
-  const options = parsed.options;
-  await run(options, () => parsed.command.run(io, parsed.args, options));
-  return exitCode;
 }

@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import type { CliIo } from './context.js';
+import { parseFastArgv } from './fast-path.js';
 import { guardedWriter } from './pipe.js';
 import type { Runner } from './runner.js';
 
@@ -129,9 +130,6 @@ export const COMMANDS: readonly LazyCommand[] = [
   },
 ];
 
-/** The commands fast-path.ts may run without commander: only these load it. */
-const FAST_PATH_NAMES: ReadonlySet<string> = new Set(['verify-file', 'verify', 'execute']);
-
 /** The process's own streams and environment; output to a closed pipe is dropped quietly. */
 export function processIo(): CliIo {
   const stderr = guardedWriter(process.stderr);
@@ -165,10 +163,8 @@ export async function main(argv: readonly string[], io: CliIo = processIo()): Pr
     io.stdout(`${VERSION}\n`);
     return 0;
   }
-  if (FAST_PATH_NAMES.has(argv[0] ?? '')) {
-    const code = await (await import('./fast-path.js')).runFast(argv, io);
-    if (code !== undefined) return code;
-  }
+  const fast = parseFastArgv(argv);
+  if (fast !== undefined) return (await fast.command.load())(io, fast.args, fast.options);
   const { runProgram } = await import('./program.js');
   return runProgram(argv, io, { version: VERSION, commands: COMMANDS });
 }
