@@ -23,11 +23,11 @@
 //   the bundle holds has its licence text in dist/cli/THIRD-PARTY-LICENSES.txt.
 import { build } from 'esbuild';
 import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { dirname, extname, join, relative, resolve } from 'node:path';
+import { dirname, extname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { isDeepStrictEqual } from 'node:util';
 import { bodyWithoutSignature } from '../dist/src/index.js';
-import { doorsToModules } from './cli-bundle-doors.mjs';
+import { doorsToModules, throughDoors } from './cli-bundle-doors.mjs';
 import { metadataKey } from '../dist/src/items/metadata/precompiled-yaml.js';
 import { readToolYaml } from '../dist/src/items/metadata/tool-metadata.js';
 
@@ -41,6 +41,17 @@ const EXTERNAL = ['better-sqlite3', 'pg'];
  * tools, bundles and directive planning on demand (3.9 MB as one file).
  */
 const FAST_RUNNERS = { 'verify-file': false, verify: false, execute: true };
+
+/**
+ * In the `execute` runner's build, the on-demand imports every tool run makes
+ * become static ones (file → the specifiers): each dynamic import is a chunk
+ * boundary, and these four cut what a tool run loads into ~10 more files.
+ * The imports it makes only for some tools (bundles, thread tools) stay apart.
+ */
+const STATIC_IN_EXECUTE = {
+  'src/cli/commands/execute-run.ts': ['../operation-context.js', './execute-tool-run.js'],
+  'src/items/metadata/read-metadata.ts': ['./tool-code-metadata.js', './tool-mapping.js'],
+};
 
 const precompiled = precompileSystemYaml(join(root, 'dist', 'system', '.ai', 'tools'));
 
@@ -85,7 +96,10 @@ for (const [name, splitting] of Object.entries(FAST_RUNNERS))
       entryPoints: { [name]: `src/cli/fast/${name}.ts` },
       outdir: join(outdir, 'fast'),
       splitting,
-      plugins: [doorsToModules(root)],
+      plugins: [
+        ...(name === 'execute' ? [staticImports(STATIC_IN_EXECUTE)] : []),
+        doorsToModules(root),
+      ],
     }),
   );
 const metafile = mergeMetafiles([main.metafile, ...fast.map((b) => b.metafile)]);
@@ -116,6 +130,33 @@ function fastRunnersApart() {
         if (!Object.hasOwn(FAST_RUNNERS, name))
           throw new Error(`${args.path}: not a fast runner scripts/build-cli.mjs builds`);
         return { path: args.path, external: true };
+      });
+    },
+  };
+}
+
+/**
+ * Rewrites `await import('<specifier>')` into a namespace imported statically,
+ * for the listed specifiers of the listed files (and the doors as
+ * doorsToModules does); fails the build when one is no longer there.
+ */
+function staticImports(files) {
+  const src = join(root, 'src') + sep;
+  const paths = new Map(Object.entries(files).map(([f, specs]) => [join(root, f), specs]));
+  return {
+    name: 'static-imports',
+    setup(b) {
+      b.onLoad({ filter: /\.ts$/ }, (args) => {
+        const specifiers = paths.get(args.path);
+        if (specifiers === undefined) return undefined;
+        let text = throughDoors(readFileSync(args.path, 'utf8'), args.path, src, new Map());
+        const header = specifiers.map((specifier, i) => {
+          const call = `await import('${specifier}')`;
+          if (!text.includes(call)) throw new Error(`${args.path}: no ${call} to make static`);
+          text = text.replaceAll(call, `__ryeStatic${i}`);
+          return `import * as __ryeStatic${i} from '${specifier}';\n`;
+        });
+        return { contents: header.join('') + text, loader: 'ts' };
       });
     },
   };
