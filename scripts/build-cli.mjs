@@ -49,7 +49,7 @@ const FAST_RUNNERS = { 'verify-file': false, verify: false, execute: true };
  * The imports it makes only for some tools (bundles, thread tools) stay apart.
  */
 const STATIC_IN_EXECUTE = {
-  'src/cli/commands/execute-run.ts': ['../operation-context.js', './execute-tool-run.js'],
+  'src/cli/commands/execute-tool-command.ts': ['../operation-context.js', './execute-tool-run.js'],
   'src/items/metadata/read-metadata.ts': ['./tool-code-metadata.js', './tool-mapping.js'],
 };
 
