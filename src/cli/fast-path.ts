@@ -70,7 +70,7 @@ export const FAST_COMMANDS: readonly FastCommand[] = [
     firstArgument: 'tool',
     flags: ['--json', '--dry-run', '--frozen'],
     values: ['--project', '--params', '--params-file', '--caps'],
-    // --limit is a directive's option; commander's default for it is kept.
+    // A directive's options (--inputs, --plan, --spawn, --limit) are left to commander.
     lists: [],
     required: [],
     load: async () => (await import('./fast/execute.js')).runExecute,
