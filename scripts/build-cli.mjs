@@ -23,25 +23,42 @@
 //   the bundle holds has its licence text in dist/cli/THIRD-PARTY-LICENSES.txt.
 import { build } from 'esbuild';
 import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { extname, join, relative } from 'node:path';
+import { dirname, extname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { isDeepStrictEqual } from 'node:util';
 import { bodyWithoutSignature } from '../dist/src/index.js';
-import { doorsToModules } from './cli-bundle-doors.mjs';
+import { doorsToModules, throughDoors } from './cli-bundle-doors.mjs';
 import { metadataKey } from '../dist/src/items/metadata/precompiled-yaml.js';
 import { readToolYaml } from '../dist/src/items/metadata/tool-metadata.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const outdir = join(root, 'dist', 'cli');
 const EXTERNAL = ['better-sqlite3', 'pg'];
+/**
+ * The commands src/cli/fast-path.ts runs without commander (src/cli/fast/<name>.ts
+ * each) and whether their build splits off what they import on demand: one
+ * file for the verifiers (~130 KB); `execute` imports the executor, thread
+ * tools, bundles and directive planning on demand (3.9 MB as one file).
+ */
+const FAST_RUNNERS = { 'verify-file': false, verify: false, execute: true };
+
+/**
+ * In the `execute` runner's build, the on-demand imports every tool run makes
+ * become static ones (file → the specifiers): each dynamic import is a chunk
+ * boundary, and these four cut what a tool run loads into ~10 more files.
+ * The imports it makes only for some tools (bundles, thread tools) stay apart.
+ */
+const STATIC_IN_EXECUTE = {
+  'src/cli/commands/execute-tool-command.ts': ['../operation-context.js', './execute-tool-run.js'],
+  'src/items/metadata/read-metadata.ts': ['./tool-code-metadata.js', './tool-mapping.js'],
+};
 
 const precompiled = precompileSystemYaml(join(root, 'dist', 'system', '.ai', 'tools'));
 
 rmSync(outdir, { recursive: true, force: true });
-const result = await build({
+/** What every build of the CLI shares. */
+const common = {
   absWorkingDir: root,
-  entryPoints: { main: 'src/cli/main.ts' },
-  outdir,
   bundle: true,
   splitting: true,
   format: 'esm',
@@ -58,17 +75,112 @@ const result = await build({
   define: { RYE_PRECOMPILED_YAML: JSON.stringify(JSON.stringify(precompiled)) },
   legalComments: 'none',
   metafile: true,
-  plugins: [doorsToModules(root)],
   logLevel: 'warning',
+};
+const main = await build({
+  ...common,
+  entryPoints: { main: 'src/cli/main.ts' },
+  outdir,
+  plugins: [fastRunnersApart(), doorsToModules(root)],
 });
+// The fast path's runners (src/cli/fast-path.ts), one build each: a runner's
+// file holds what its command imports, not the chunks cut for all commands,
+// because each file loaded costs more than the bytes it saves
+// (docs/performance.md). A runner and the main build never load each other's
+// files: a process runs one or the other's copy of a module, never both.
+const fast = [];
+for (const [name, splitting] of Object.entries(FAST_RUNNERS))
+  fast.push(
+    await build({
+      ...common,
+      entryPoints: { [name]: `src/cli/fast/${name}.ts` },
+      outdir: join(outdir, 'fast'),
+      splitting,
+      plugins: [
+        ...(name === 'execute' ? [staticImports(STATIC_IN_EXECUTE)] : []),
+        doorsToModules(root),
+      ],
+    }),
+  );
+const metafile = mergeMetafiles([main.metafile, ...fast.map((b) => b.metafile)]);
+checkRelativeImports(metafile);
 
 if (process.env.RYE_CLI_METAFILE)
-  writeFileSync(process.env.RYE_CLI_METAFILE, JSON.stringify(result.metafile));
-writeFileSync(join(outdir, 'THIRD-PARTY-LICENSES.txt'), licences(result.metafile));
-const files = Object.keys(result.metafile.outputs).length;
+  writeFileSync(process.env.RYE_CLI_METAFILE, JSON.stringify(metafile));
+writeFileSync(join(outdir, 'THIRD-PARTY-LICENSES.txt'), licences(metafile));
+const files = Object.keys(metafile.outputs).length;
 console.log(
   `cli bundle: ${files} files in ${relative(root, outdir)}, ${Object.keys(precompiled).length} system YAML tools precompiled`,
 );
+
+/**
+ * The main build leaves `import('./fast/<name>.js')` of src/cli/fast-path.ts
+ * as written, to the files the runners' own builds write: fast-path.ts is
+ * bundled into dist/cli/main.js, so the path resolves from there
+ * (checkRelativeImports makes sure it does).
+ */
+function fastRunnersApart() {
+  const fastPath = join(root, 'src', 'cli', 'fast-path.ts');
+  return {
+    name: 'fast-runners-apart',
+    setup(b) {
+      b.onResolve({ filter: /^\.\/fast\/[a-z-]+\.js$/ }, (args) => {
+        if (args.importer !== fastPath) return undefined;
+        const name = args.path.slice('./fast/'.length, -'.js'.length);
+        if (!Object.hasOwn(FAST_RUNNERS, name))
+          throw new Error(`${args.path}: not a fast runner scripts/build-cli.mjs builds`);
+        return { path: args.path, external: true };
+      });
+    },
+  };
+}
+
+/**
+ * Rewrites `await import('<specifier>')` into a namespace imported statically,
+ * for the listed specifiers of the listed files (and the doors as
+ * doorsToModules does); fails the build when one is no longer there.
+ */
+function staticImports(files) {
+  const src = join(root, 'src') + sep;
+  const paths = new Map(Object.entries(files).map(([f, specs]) => [join(root, f), specs]));
+  return {
+    name: 'static-imports',
+    setup(b) {
+      b.onLoad({ filter: /\.ts$/ }, (args) => {
+        const specifiers = paths.get(args.path);
+        if (specifiers === undefined) return undefined;
+        let text = throughDoors(readFileSync(args.path, 'utf8'), args.path, src, new Map());
+        const header = specifiers.map((specifier, i) => {
+          const call = `await import('${specifier}')`;
+          if (!text.includes(call)) throw new Error(`${args.path}: no ${call} to make static`);
+          text = text.replaceAll(call, `__ryeStatic${i}`);
+          return `import * as __ryeStatic${i} from '${specifier}';\n`;
+        });
+        return { contents: header.join('') + text, loader: 'ts' };
+      });
+    },
+  };
+}
+
+/** Every relative import left in an output file must name a file the builds wrote. */
+function checkRelativeImports(meta) {
+  const written = new Set(Object.keys(meta.outputs).map((o) => resolve(root, o)));
+  for (const [output, { imports }] of Object.entries(meta.outputs))
+    for (const i of imports) {
+      if (!i.path.startsWith('.')) continue;
+      const target = i.external ? resolve(root, dirname(output), i.path) : resolve(root, i.path);
+      if (!written.has(target))
+        throw new Error(`${output} imports ${i.path}, which no CLI build wrote`);
+    }
+}
+
+/** One metafile from several builds' (inputs and outputs by path). */
+function mergeMetafiles(metas) {
+  return {
+    inputs: Object.assign({}, ...metas.map((m) => m.inputs)),
+    outputs: Object.assign({}, ...metas.map((m) => m.outputs)),
+  };
+}
 
 /**
  * key → JSON text of the document, for every YAML tool under `dir` (signed

@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import type { CliIo } from './context.js';
+import { parseFastArgv } from './fast-path.js';
 import { guardedWriter } from './pipe.js';
 import type { Runner } from './runner.js';
 
@@ -153,13 +154,17 @@ export function processIo(): CliIo {
  * Run the `rye` CLI and return its exit code: 0 success, 1 operation failed,
  * 2 usage error, 3 verification or integrity refusal. Loads only what the
  * command line needs: `rye --version` nothing more, `rye --help` the argument
- * parser, any other command its own code (see {@link COMMANDS}).
+ * parser, any other command its own code (see {@link COMMANDS}); the hot
+ * commands, when their command line has a shape it recognises exactly, their
+ * own code without the parser (see fast-path.ts).
  */
 export async function main(argv: readonly string[], io: CliIo = processIo()): Promise<number> {
   if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-V')) {
     io.stdout(`${VERSION}\n`);
     return 0;
   }
+  const fast = parseFastArgv(argv);
+  if (fast !== undefined) return (await fast.command.load())(io, fast.args, fast.options);
   const { runProgram } = await import('./program.js');
   return runProgram(argv, io, { version: VERSION, commands: COMMANDS });
 }

@@ -1,0 +1,19 @@
+// `rye execute tool` on the fast path (../fast-path.ts): the CLI bundle builds
+// this module with what it imports, apart from the other commands' chunks.
+// The fast path takes `execute tool` only, so this is executeRun's tool
+// branch (commands/execute-run.ts) without the directive planning: the same
+// context, then the same function.
+import { contextOf } from '../context.js';
+import type { ExecuteOptions } from '../commands/execute-run.js';
+import { executeToolRun } from '../commands/execute-tool-command.js';
+import type { FastRunner } from '../fast-path.js';
+import { runReported } from './run-reported.js';
+
+export const runExecute: FastRunner = (io, [, itemId], options) =>
+  runReported(io, options, () =>
+    // --limit (a directive's) is not on the fast path: commander's default for it.
+    executeToolRun(contextOf(options, io), itemId ?? '', {
+      limit: [],
+      ...options,
+    } as ExecuteOptions),
+  );

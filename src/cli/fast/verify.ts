@@ -1,0 +1,10 @@
+// `rye verify` on the fast path (../fast-path.ts): the CLI bundle builds this
+// module into one file with what it imports, no chunk of the others.
+import { verifyRun, type VerifyOptions } from '../commands/verify-run.js';
+import type { FastRunner } from '../fast-path.js';
+import { runReported } from './run-reported.js';
+
+export const runVerify: FastRunner = (io, [type, pattern], options) =>
+  runReported(io, options, () =>
+    verifyRun(io, type ?? '', pattern ?? '', options as unknown as VerifyOptions),
+  );
