@@ -53,11 +53,11 @@ export const CONFIG_SCHEMA = {
     create_dirs: { type: 'boolean', default: true, description: 'create missing parent folders' },
     overwrite: { type: 'boolean', default: true, description: 'replace an existing file' },
   },
-  // Either form, never both: a call naming path and files is refused, not guessed at.
-  oneOf: [
-    { required: ['path', 'content'], not: { required: ['files'] } },
-    { required: ['files'], not: { anyOf: [{ required: ['path'] }, { required: ['content'] }] } },
-  ],
+  // Either form, never both: a call naming path and files is refused, not
+  // guessed at. (Plain required/dependencies keywords, whose refusals a model
+  // can read, rather than `not`, whose refusal says only "must NOT be valid".)
+  oneOf: [{ required: ['path', 'content'] }, { required: ['files'] }],
+  dependencies: { path: ['content'], content: ['path'] },
   additionalProperties: false,
 };
 
