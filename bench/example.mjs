@@ -1,5 +1,6 @@
 // Issue 17 groundwork, the worked example's tools: the per-call floor of the
-// task-manager run, whose ~40 tool calls are each a node process.
+// task-manager run, whose tool calls are each a node process (21 a run: each
+// thread writes a turn's files in one fs_write call; one per file was 37).
 // - example.fs_write_call_ms: one rye/file-system/fs_write through execute()
 //   (chain verified, snapshot, node started, file written), median of 15.
 // - example.git_commit_call_ms: one rye/core/git commit of one changed file,

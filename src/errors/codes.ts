@@ -692,7 +692,7 @@ export const ERROR_CODES = {
   // itself fails with EXECUTE_TOOL_FAILED).
   FS_PATH_INVALID: {
     class: 'usage',
-    hint: 'File-system tools take project-relative paths: no absolute path, no .. segment, no NUL, no backslash.',
+    hint: 'File-system tools take project-relative paths: no absolute path, no .. segment, no NUL, no backslash; one fs_write call names each file once, and either path and content or files.',
   },
   FS_PATH_ESCAPE: {
     class: 'integrity',
@@ -720,7 +720,7 @@ export const ERROR_CODES = {
   },
   FS_NOT_A_FOLDER: {
     class: 'failure',
-    hint: 'fs_list lists folders; the path names a file.',
+    hint: 'fs_list lists folders, and a write needs folders above its file: the path names a file where a folder must be.',
   },
   FS_EXISTS: {
     class: 'failure',
@@ -728,7 +728,7 @@ export const ERROR_CODES = {
   },
   FS_TOO_LARGE: {
     class: 'failure',
-    hint: 'fs_read returns at most 1 MiB and fs_write accepts at most 96 KiB per call (tool parameters travel as one command-line argument).',
+    hint: 'fs_read returns at most 1 MiB; fs_write accepts at most 96 KiB of content and 64 files per call (tool parameters travel as one command-line argument).',
   },
   FS_NOT_TEXT: {
     class: 'failure',

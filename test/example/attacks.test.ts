@@ -1,9 +1,10 @@
 /**
  * A prompt-injected implement_feature thread (issue 17, THREADS.md §16): the
- * model aims the file-system and git tools at the project's signed items, at
- * paths out of the project and at a repository armed with a hook. Each call is
- * an error result with its stable code, the thread goes on, and every marker
- * the attacks would write stays absent.
+ * model aims the file-system and git tools at the project's signed items (also
+ * behind a harmless file in one multi-file write), at paths out of the project
+ * and at a repository armed with a hook. Each call is an error result with its
+ * stable code, the thread goes on, and every marker the attacks would write
+ * stays absent.
  */
 import { chmodSync, existsSync, mkdirSync, readFileSync, symlinkSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
@@ -30,6 +31,21 @@ const write = (path: string): ScriptToolCall => ({
   },
 });
 
+/** One fs_write of several files: a harmless one first, then `path`. */
+const writeWith = (path: string): ScriptToolCall => ({
+  name: 'rye_execute',
+  input: {
+    item_type: 'tool',
+    item_id: 'rye/file-system/fs_write',
+    parameters: {
+      files: [
+        { path: `${APP_NAME}/server/harmless.js`, content: 'export {};\n' },
+        { path, content: 'console.log("pwned")\n' },
+      ],
+    },
+  },
+});
+
 it(
   'fs_write into .ai/, out of the project or through a link, and git on a hooked repository, all refused; nothing written or run',
   { timeout: 120_000 },
@@ -49,7 +65,12 @@ it(
             usage: USAGE,
           },
           {
-            tool_calls: [write('out/escaped.txt'), write('task-manager/.git/hooks/post-commit')],
+            tool_calls: [
+              write('out/escaped.txt'),
+              write('task-manager/.git/hooks/post-commit'),
+              // Hidden behind a harmless file in one call: refused whole.
+              writeWith('.ai/tools/apps/task-manager/build.mjs'),
+            ],
             usage: USAGE,
           },
           {
@@ -77,10 +98,9 @@ it(
     const outside = join(p.root, 'outside');
     mkdirSync(outside);
     symlinkSync(outside, join(p.project, 'out'));
-    const before = readFileSync(
-      join(p.project, '.ai/tools/apps/task-manager/test_runner.mjs'),
-      'utf8',
-    );
+    const tool = (name: string) =>
+      readFileSync(join(p.project, `.ai/tools/apps/task-manager/${name}.mjs`), 'utf8');
+    const before = [tool('test_runner'), tool('build')];
     // An app repository armed with a hook and an fsmonitor that would write a marker.
     const repo = join(p.project, APP_NAME);
     p.write(`${APP_NAME}/a.txt`, 'a');
@@ -96,7 +116,7 @@ it(
     // Every call failed; the model saw each tool's own stable code in the result.
     const results = toolResults(await p.events(res.doc.thread_id)).filter((r) => r.input?.item_id);
     expect(results.map((r) => [r.ok, r.error?.code])).toEqual(
-      Array(7).fill([false, 'EXECUTE_TOOL_FAILED']),
+      Array(8).fill([false, 'EXECUTE_TOOL_FAILED']),
     );
     const seen = p.server.requests
       .flatMap((r) => latestToolResults('anthropic', r.body))
@@ -111,16 +131,16 @@ it(
       'FS_PATH_INVALID',
       'FS_PATH_LINK',
       'FS_PATH_PROTECTED',
+      'FS_PATH_PROTECTED',
       'GIT_CONFIG_UNSAFE',
     ]);
-    expect(
-      readFileSync(join(p.project, '.ai/tools/apps/task-manager/test_runner.mjs'), 'utf8'),
-    ).toBe(before);
+    expect([tool('test_runner'), tool('build')]).toEqual(before);
     for (const path of [
       join(p.project, '.ai/directives/apps/task-manager/evil.md'),
       join(p.root, 'escaped.txt'),
       join(outside, 'escaped.txt'),
       join(repo, '.git/hooks/post-commit'),
+      join(repo, 'server/harmless.js'),
       marker,
     ])
       expect(existsSync(path), path).toBe(false);

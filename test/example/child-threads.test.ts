@@ -37,7 +37,7 @@ const git = (cwd: string, args: string[]) =>
 
 describe('the task-manager child directives as root threads', () => {
   it(
-    'scaffold_project writes the scaffold through fs_write, installs nothing, and completes',
+    'scaffold_project writes the scaffold in one fs_write call, installs nothing, and completes',
     { timeout: 120_000 },
     async () => {
       const p = await run();
@@ -52,6 +52,16 @@ describe('the task-manager child directives as root threads', () => {
           readFileSync(`${APP_SOURCE}/${file}`, 'utf8'),
         );
       const results = toolResults(await p.events(res.doc.thread_id));
+      // All of them in one fs_write call, whose result lists each file written.
+      const writes = results.filter((r) => r.input?.item_id === 'rye/file-system/fs_write');
+      expect(writes).toHaveLength(1);
+      expect(writes[0]?.output?.['files']).toEqual(
+        scaffoldFiles(readPlans()).map((file) => ({
+          path: `${APP_NAME}/${file}`,
+          bytes: readFileSync(`${APP_SOURCE}/${file}`).length,
+          created: true,
+        })),
+      );
       // rye/bash/bash does not exist: an error result, and the thread went on.
       const bash = results.find((r) => r.input?.item_id === 'rye/bash/bash');
       expect(bash).toMatchObject({ ok: false });
@@ -62,7 +72,7 @@ describe('the task-manager child directives as root threads', () => {
   );
 
   it(
-    'implement_feature reads its plan, writes its files and commits them with rye/core/git; the returned hash is the commit',
+    'implement_feature reads its plan, writes its files in one call and commits them with rye/core/git; the returned hash is the commit',
     { timeout: 180_000 },
     async () => {
       const p = await run();
@@ -80,6 +90,18 @@ describe('the task-manager child directives as root threads', () => {
         expect(readFileSync(appPath(p, file), 'utf8')).toBe(
           readFileSync(`${APP_SOURCE}/${file}`, 'utf8'),
         );
+      // The plan's files in one fs_write call (one tool process), before the commit.
+      const results = toolResults(await p.events(res.doc.thread_id)).filter(
+        (r) => r.input?.item_id,
+      );
+      expect(results.map((r) => r.input?.item_id)).toEqual([
+        'rye/file-system/fs_read',
+        'rye/file-system/fs_write',
+        'rye/core/git',
+      ]);
+      expect((results[1]?.output?.['files'] as { path: string }[]).map((f) => f.path)).toEqual(
+        plan.files.map((file) => `${APP_NAME}/${file}`),
+      );
       const repo = appPath(p);
       expect(git(repo, ['log', '--format=%H|%an|%aI|%s']).trim()).toBe(
         `${String(hash)}|rye|2026-02-11T00:01:00+00:00|feat(task-manager): ${plan.name} — ${plan.summary}`,

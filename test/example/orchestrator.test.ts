@@ -153,6 +153,24 @@ describe('build_crud_app end to end (THREADS.md §15 A)', () => {
 
       // One commit per plan, the seed's message format (wave 1's two commit in either order).
       const plans = readPlans();
+      // Each thread wrote its files in one fs_write call: the root its four plans,
+      // the scaffold and every implement_feature child theirs (six tool processes).
+      const writes = async (id: string) =>
+        toolResults(await p.events(id)).filter(
+          (r) => r.input?.item_id === 'rye/file-system/fs_write',
+        );
+      const rootWrites = await writes(root);
+      expect(rootWrites.map((w) => w.output?.['files'])).toEqual([
+        plans.map((plan) => ({
+          path: plan.path,
+          bytes: Buffer.byteLength(plan.text),
+          created: true,
+        })),
+      ]);
+      for (const plan of plans)
+        expect(readFileSync(`${p.project}/${plan.path}`, 'utf8')).toBe(plan.text);
+      const childWrites = await Promise.all(ids.slice(0, 5).map(writes));
+      expect(childWrites.map((w) => [w.length, w[0]?.ok])).toEqual(Array(5).fill([1, true]));
       const log = git(appPath(p), ['log', '--format=%H|%s']).trim().split('\n');
       expect(log.sort()).toEqual(
         plans

@@ -43,7 +43,7 @@ export const waitFor = (count: number): ScriptToolCall =>
     fail_fast: true,
   });
 
-/** The orchestrator's turns: knowledge, plans, scaffold (wait), waves 1–3 (spawn + wait), tests, build, return. */
+/** The orchestrator's turns: knowledge, plans (one fs_write), scaffold (wait), waves 1–3 (spawn + wait), tests, build, return. */
 export function orchestratorScript(): ScriptEntry {
   const plans = readPlans();
   const wave = (n: number) => plans.filter((p) => p.wave === n);
@@ -57,9 +57,11 @@ export function orchestratorScript(): ScriptEntry {
     },
     {
       text: 'Writing the four plans.',
-      tool_calls: plans.map((p) =>
-        tool('rye/file-system/fs_write', { path: p.path, content: p.text }),
-      ),
+      tool_calls: [
+        tool('rye/file-system/fs_write', {
+          files: plans.map((p) => ({ path: p.path, content: p.text })),
+        }),
+      ],
     },
     {
       tool_calls: [

@@ -26,16 +26,23 @@ const execTool = (item_id: string, parameters: Record<string, unknown>): ScriptT
   name: 'rye_execute',
   input: { item_type: 'tool', item_id, parameters },
 });
-const writeFile = (path: string, content: string): ScriptToolCall =>
-  execTool('rye/file-system/fs_write', { path, content });
-const appWrite = (file: string, source = APP_SOURCE): ScriptToolCall =>
-  writeFile(`${APP_NAME}/${file}`, readFileSync(join(source, file), 'utf8'));
+/**
+ * One fs_write of several app files (taken from `source`), as a model given
+ * the `files` form writes a turn's files: one tool process, not one per file.
+ */
+const appWrite = (files: readonly string[], source = APP_SOURCE): ScriptToolCall =>
+  execTool('rye/file-system/fs_write', {
+    files: files.map((file) => ({
+      path: `${APP_NAME}/${file}`,
+      content: readFileSync(join(source, file), 'utf8'),
+    })),
+  });
 const ret = (input: Record<string, unknown>): ScriptToolCall => ({
   name: 'directive_return',
   input,
 });
 
-/** scaffold_project: the files no plan writes, a `rye/bash` attempt (outside the orchestrator's set), install. */
+/** scaffold_project: the files no plan writes (one call), a `rye/bash` attempt (outside the orchestrator's set), install. */
 export function scaffoldScript(): ScriptEntry {
   return {
     match: { directive: 'scaffold_project' },
@@ -43,7 +50,7 @@ export function scaffoldScript(): ScriptEntry {
       {
         text: 'Creating the project structure.',
         tool_calls: [
-          ...scaffoldFiles(readPlans()).map((file) => appWrite(file)),
+          appWrite(scaffoldFiles(readPlans())),
           // The fixture's extra grant: dropped under the orchestrator, so this is denied there.
           execTool('rye/bash/bash', { command: 'npm install' }),
         ],
@@ -56,8 +63,8 @@ export function scaffoldScript(): ScriptEntry {
 }
 
 /**
- * implement_feature for one plan: read it, write its files (taken from
- * `source`, the reference app by default), commit them, return the hash.
+ * implement_feature for one plan: read it, write its files in one call (taken
+ * from `source`, the reference app by default), commit them, return the hash.
  */
 export function implementScript(plan: Plan, source = APP_SOURCE): ScriptEntry {
   return {
@@ -66,7 +73,7 @@ export function implementScript(plan: Plan, source = APP_SOURCE): ScriptEntry {
       { tool_calls: [execTool('rye/file-system/fs_read', { path: plan.path })], usage: USAGE },
       {
         text: `Writing ${plan.files.length} files.`,
-        tool_calls: plan.files.map((file) => appWrite(file, source)),
+        tool_calls: [appWrite(plan.files, source)],
         usage: USAGE,
       },
       {

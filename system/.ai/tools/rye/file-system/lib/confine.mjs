@@ -113,7 +113,9 @@ export function checkWritable(root, segments, shown) {
     try {
       stat = lstatSync(walked);
     } catch (error) {
-      if (error?.code === 'ENOENT') return;
+      // Nothing exists from here on (ENOTDIR: a file where a folder would be,
+      // which the write itself then refuses), so no link can either.
+      if (error?.code === 'ENOENT' || error?.code === 'ENOTDIR') return;
       throw error;
     }
     if (stat.isSymbolicLink())
