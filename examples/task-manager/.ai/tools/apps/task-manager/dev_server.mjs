@@ -3,6 +3,7 @@
 // can stop it; stop kills its whole process group.
 import { spawn } from 'node:child_process';
 import { closeSync, existsSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { get } from 'node:http';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { readParams } from '@rye/runtime';
@@ -56,14 +57,29 @@ function freePort() {
   });
 }
 
-async function probe(url) {
-  try {
-    const res = await fetch(`${url}api/tasks`, { signal: AbortSignal.timeout(2000) });
-    const body = await res.json();
-    return { status: res.status, tasks: Array.isArray(body.tasks) ? body.tasks.length : null };
-  } catch (error) {
-    return { status: null, error: error.message };
-  }
+/**
+ * GET /api/tasks once, with node:http (fetch would load its HTTP client,
+ * tens of milliseconds in a process that makes one request).
+ */
+function probe(url) {
+  return new Promise((resolve) => {
+    const req = get(`${url}api/tasks`, { timeout: 2000, agent: false }, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk) => (text += chunk));
+      res.on('end', () => {
+        try {
+          const body = JSON.parse(text);
+          resolve({ status: res.statusCode, tasks: Array.isArray(body.tasks) ? body.tasks.length : null });
+        } catch (error) {
+          resolve({ status: res.statusCode, error: error.message });
+        }
+      });
+      res.on('error', (error) => resolve({ status: null, error: error.message }));
+    });
+    req.on('timeout', () => req.destroy(new Error('no answer within 2 s')));
+    req.on('error', (error) => resolve({ status: null, error: error.message }));
+  });
 }
 
 const readState = (file) => (existsSync(file) ? JSON.parse(readFileSync(file, 'utf8')) : null);
