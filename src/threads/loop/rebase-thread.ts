@@ -1,3 +1,4 @@
+import { reopenTranscript } from './reopen-transcript.js';
 import { RyeError } from '../../errors/index.js';
 import type { DirectiveProgram } from '../../items/index.js';
 import { returnSchemaOf } from '../directive/index.js';
@@ -10,14 +11,7 @@ import {
   type ThreadPaths,
   type ThreadRecord,
 } from '../store/index.js';
-import {
-  readTranscriptBytes,
-  rebuildThread,
-  repairTranscript,
-  resolveArtifacts,
-  splitLines,
-  verifyTranscript,
-} from '../transcript/index.js';
+import { rebuildThread, type ThreadCost } from '../transcript/index.js';
 import type { ResumeThreadInput } from './resume-thread.js';
 import { runThread } from './run-thread.js';
 import type { ThreadResult } from './thread-result.js';
@@ -66,27 +60,19 @@ export async function rebaseThread(args: {
     item_id: plan.directive.id,
   });
   const returnSchema = returnSchemaOf(loaded.metadata['program'] as DirectiveProgram);
-  const verified = verifyTranscript(splitLines(readTranscriptBytes(paths.transcript)), {
-    thread: paths.threadId,
+  const { writer, events } = reopenTranscript(paths, {
     trust: input.trust,
-  });
-  const repaired = repairTranscript({
-    path: paths.transcript,
-    artifactsDir: paths.artifacts,
-    thread: paths.threadId,
-    clock,
     signer: input.signer,
-    verified,
+    clock,
   });
   const successor = newThreadId(plan.directive.id, clock);
-  const { cost } = rebuildThread(
-    resolveArtifacts([...verified.events, ...repaired.appended], paths.artifacts),
-  );
+  let cost: ThreadCost;
   try {
-    repaired.writer.append('thread_continued', { successor, cost });
-    repaired.writer.checkpoint(input.signer);
+    cost = rebuildThread(events).cost;
+    writer.append('thread_continued', { successor, cost });
+    writer.checkpoint(input.signer);
   } finally {
-    repaired.writer.close();
+    writer.close();
   }
   const now = new Date(clock.now());
   await writeThreadRecord(

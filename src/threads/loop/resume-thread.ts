@@ -1,3 +1,4 @@
+import { reopenTranscript, type ReopenedTranscript } from './reopen-transcript.js';
 import { RyeError, isRyeError } from '../../errors/index.js';
 import type { Signer, TrustSet } from '../../integrity/index.js';
 import type { DirectiveLimits, DirectiveProgram } from '../../items/index.js';
@@ -21,16 +22,7 @@ import {
   treeLockPath,
   writeThreadRecord,
 } from '../store/index.js';
-import {
-  readTranscriptBytes,
-  rebuildThread,
-  repairTranscript,
-  resolveArtifacts,
-  splitLines,
-  verifyTranscript,
-  type StoredEvent,
-  type ThreadCost,
-} from '../transcript/index.js';
+import { rebuildThread, type StoredEvent, type ThreadCost } from '../transcript/index.js';
 import type { ThreadResult } from './thread-result.js';
 import { ThreadTree, mintRootToken, startNode } from '../tree/index.js';
 import { newJti } from '../capabilities/index.js';
@@ -81,7 +73,7 @@ export async function resumeThread(input: ResumeThreadInput): Promise<ThreadResu
   const lock = acquireTreeLock(treeLockPath(input.projectRoot, paths.threadId));
   let registry: RegistryDb | undefined;
   let stopWatching = (): void => undefined;
-  let writer: ReturnType<typeof repairTranscript>['writer'] | undefined;
+  let writer: ReopenedTranscript['writer'] | undefined;
   try {
     const record = await readThreadRecord(paths, input.trust);
     const plan = await planDirectiveOperation(input.ops, record.directive.id, record.inputs, {
@@ -117,18 +109,9 @@ export async function resumeThread(input: ResumeThreadInput): Promise<ThreadResu
       item_id: record.directive.id,
     });
     const returnSchema = returnSchemaOf(loaded.metadata['program'] as DirectiveProgram);
-    const split = splitLines(readTranscriptBytes(paths.transcript));
-    const verified = verifyTranscript(split, { thread: paths.threadId, trust: input.trust });
-    const repaired = repairTranscript({
-      path: paths.transcript,
-      artifactsDir: paths.artifacts,
-      thread: paths.threadId,
-      clock,
-      signer: input.signer,
-      verified,
-    });
-    writer = repaired.writer;
-    const events = resolveArtifacts([...verified.events, ...repaired.appended], paths.artifacts);
+    const reopened = reopenTranscript(paths, { trust: input.trust, signer: input.signer, clock });
+    writer = reopened.writer;
+    const events = reopened.events;
     const rebuilt = rebuildThread(events);
     registry = RegistryDb.open(registryDbPath(input.projectRoot), { clock });
     const budget = registry.budgetStore();

@@ -1,3 +1,4 @@
+import { reopenTranscript } from './reopen-transcript.js';
 import { RyeError, isRyeError } from '../../errors/index.js';
 import type { Signer, TrustSet } from '../../integrity/index.js';
 import type { Clock } from '../ids/index.js';
@@ -9,13 +10,8 @@ import {
   type ThreadStatus,
 } from '../store/index.js';
 import {
-  readTranscriptBytes,
   rebuildThread,
-  repairTranscript,
-  resolveArtifacts,
-  splitLines,
   isTerminalType,
-  verifyTranscript,
   type ErrorInfo,
   type StoredEvent,
   type ThreadCost,
@@ -49,21 +45,8 @@ export interface SealInput {
  */
 export async function sealCancelled(input: SealInput): Promise<ThreadRecord> {
   const { paths, clock } = input;
-  const verified = verifyTranscript(splitLines(readTranscriptBytes(paths.transcript)), {
-    thread: paths.threadId,
-    trust: input.trust,
-  });
-  const repaired = repairTranscript({
-    path: paths.transcript,
-    artifactsDir: paths.artifacts,
-    thread: paths.threadId,
-    clock,
-    signer: input.signer,
-    verified,
-  });
-  const { writer } = repaired;
+  const { writer, events } = reopenTranscript(paths, input);
   try {
-    const events = resolveArtifacts([...verified.events, ...repaired.appended], paths.artifacts);
     const rebuilt = rebuildThread(events);
     const ended = endedBeforeRecord(events);
     if (ended !== undefined) return await adopt(input, ended);
