@@ -1,15 +1,6 @@
 import { RyeError, isRyeError } from '../../errors/index.js';
 import { sha256Hex, type Signer } from '../../integrity/index.js';
-import {
-  assertGranted,
-  assertWithinBound,
-  attemptKeyOf,
-  chargeForUsage,
-  headroomOf,
-  planOutputCap,
-  type BudgetStore,
-  type ModelPricing,
-} from '../budget/index.js';
+import { attemptKeyOf, type BudgetStore, type ModelPricing } from '../budget/index.js';
 import { authorityOf, compileCaps, parseCapability } from '../capabilities/index.js';
 import type { ContentPart, Message } from '../conversation/index.js';
 import { admittedHookRecord, renderSummary, type ReturnSchema } from '../directive/index.js';
@@ -27,7 +18,7 @@ import type { RegistryDb, threadPaths } from '../store/index.js';
 import { writeThreadRecord, type ThreadRecord, type ThreadStatus } from '../store/index.js';
 import type { TranscriptWriter } from '../transcript/index.js';
 import { ZERO_COST, mergeRoles, type ErrorInfo, type ThreadCost } from '../transcript/index.js';
-import { endFailedAttempt } from './failed-attempt.js';
+import { paidAttempt } from './paid-attempt.js';
 import { dispatchCall, requiredCapOf, type DispatchContext, type ToolCall } from './dispatch.js';
 import { limitBeforeCall, limitError, type LimitHit } from './limits-check.js';
 import { resultText } from './result-text.js';
@@ -416,107 +407,27 @@ export class ThreadRun implements RunState {
     const bodyBytes = this.#bodyBytes;
     const requestSha256 = this.#bodyDigest;
     const response = await withProviderRetries(
-      async (attempt) => {
-        const key = attemptKeyOf(this.threadId, turn, attempt);
-        const balances = await this.budget.balances(this.threadId);
-        const cap = planOutputCap({
-          bound: {
-            contextWindow: model.context_window,
-            requestBodyBytes: bodyBytes,
-            hasNonTextParts: false,
+      (attempt) =>
+        paidAttempt(
+          {
+            budget: this.budget,
+            writer: this.writer,
+            threadId: this.threadId,
+            pricing: this.pricing,
+            client: this.#input.client,
+            signal: this.#abort.signal,
+            deadline: this.#deadline,
+            now: () => this.clock.now(),
+            charge: (nanos, usage) => this.#charge(nanos, usage),
           },
-          outputLimit: model.output_limit,
-          pricing: this.pricing,
-          headroom: headroomOf(balances),
-        });
-        if (!cap.ok) {
-          this.writer.append('budget', { op: 'deny', attempt_id: key, accounts: [], nanos: 0 });
-          throw new RyeError(
-            'BUDGET_DENIED',
-            `Cannot afford the ${cap.floorTokens}-token output floor: the spend left covers ${Math.max(0, cap.affordableTokens)} output tokens after the input bound`,
-            {
-              attempt: key,
-              affordable_tokens: Math.max(0, cap.affordableTokens),
-              floor_tokens: cap.floorTokens,
-            },
-          );
-        }
-        const worst = cap.worstNanos;
-        const reserved = await this.budget.reserve({
-          attemptKey: key,
-          threadId: this.threadId,
-          requestSha256,
-          worstNanos: worst,
-        });
-        if (!reserved.granted) {
-          this.writer.append('budget', {
-            op: 'deny',
-            attempt_id: key,
-            accounts: [reserved.accountId],
-            nanos: worst,
-          });
-          assertGranted(reserved);
-          throw new Error('unreachable: assertGranted throws on a denial');
-        }
-        this.writer.append('budget', {
-          op: 'reserve',
-          attempt_id: key,
-          accounts: reserved.accounts,
-          nanos: worst,
-        });
-        await this.budget.markIssued(key);
-        this.writer.append('budget', {
-          op: 'issue',
-          attempt_id: key,
-          accounts: reserved.accounts,
-          nanos: worst,
-        });
-        let answer: ProviderResponse;
-        try {
-          answer = await this.#input.client.send(
-            { ...request, max_tokens: cap.maxTokens },
-            {
-              signal: this.#abort.signal,
-              ...(this.#deadline === undefined ? {} : { deadline: this.#deadline }),
-              now: () => this.clock.now(),
-            },
-          );
-        } catch (error) {
-          const released = await endFailedAttempt(this.budget, key, error);
-          this.#charge(released.committedNanos, null);
-          this.writer.append('budget', {
-            op: 'release',
-            attempt_id: key,
-            accounts: released.accounts,
-            nanos: released.committedNanos,
-            basis: released.basis,
-            state: released.state,
-            reason: released.reason,
-          });
-          throw error;
-        }
-        const charge =
-          answer.usage === undefined ? null : chargeForUsage(answer.usage, this.pricing);
-        const settled = await this.budget.settle(key, charge);
-        this.writer.append('budget', {
-          op: 'settle',
-          attempt_id: key,
-          accounts: settled.accounts,
-          nanos: settled.committedNanos,
-          basis: settled.basis,
-          state: settled.state,
-        });
-        this.#charge(settled.committedNanos, charge === null ? null : (answer.usage ?? null));
-        assertWithinBound(settled);
-        this.writer.append('cognition_out', {
-          content: answer.content.map(outPart),
-          stop_reason: answer.stop_reason,
-          usage: answer.usage ?? null,
-          cost_nanos: settled.committedNanos,
-          provider_msg_id: answer.provider_msg_id,
-        });
-        return answer;
-      },
+          {
+            key: attemptKeyOf(this.threadId, turn, attempt),
+            model,
+            request,
+            bodyBytes,
+            requestSha256,
+          },
+        ),
       {
         ...(this.#input.retryPolicy === undefined
           ? {}
@@ -764,15 +675,6 @@ function limitErrorAt(run: ThreadRun): RyeError {
       limit: 'duration_seconds',
     },
   );
-}
-
-function outPart(
-  part: ContentPart,
-):
-  { type: 'text'; text: string } | { type: 'tool_call'; id: string; name: string; input: unknown } {
-  if (part.type === 'tool_call')
-    return { type: 'tool_call', id: part.id, name: part.name, input: part.input };
-  return { type: 'text', text: part.type === 'text' ? part.text : part.content };
 }
 
 function describeTarget(input: unknown): string {
