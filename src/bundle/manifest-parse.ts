@@ -106,7 +106,8 @@ export function parseManifestWith(
     return refuse(source, issues);
   }
   const bundle = bundleOf(root.get('bundle'), issues);
-  const files = filesOf(fast === undefined ? root.get('files') : fast.files, issues);
+  const files =
+    fast === undefined ? filesOf(root.get('files'), issues) : fastFilesOf(fast.files, issues);
   if (issues.count > 0) return refuse(source, issues);
   return { bundle, files };
 }
@@ -121,7 +122,7 @@ export function parseManifestWith(
  */
 function readFast(
   text: string,
-): { root: Map<unknown, unknown>; files: Map<string, Map<string, unknown>> } | undefined {
+): { root: Map<unknown, unknown>; files: Map<string, ManifestEntry> } | undefined {
   const split = tryParseFilesFast(text);
   if (split === undefined) return undefined;
   const { header } = split;
@@ -145,17 +146,7 @@ function readFast(
     return undefined;
   }
   if (!(root instanceof Map) || root.get('files') !== null) return undefined;
-  // The shape filesOf reads from YAML, so both paths share every check and message.
-  const files = new Map<string, Map<string, unknown>>();
-  for (const [path, entry] of split.files)
-    files.set(
-      path,
-      new Map<string, unknown>([
-        ['sha256', entry.sha256],
-        ['inline_signed', entry.inlineSigned],
-      ]),
-    );
-  return { root, files };
+  return { root, files: split.files };
 }
 
 /** YAML → JS (maps as `Map`, so no key is coerced to a string), structure checked first. */
@@ -276,38 +267,88 @@ function includesOf(value: unknown, issues: Issues): string[] {
   });
 }
 
+/**
+ * Where a `files` row is, for an issue: a string, or null for a row of the
+ * map form (`files["<path>"]`, worded only when an issue needs it).
+ */
+type Where = string | null;
+
+// eslint-disable-next-line no-control-regex
+const ASCII_RE = /^[\u0000-\u007f]*$/;
+
+function whereOf(where: Where, path: unknown): string {
+  return where ?? `files[${show(path)}]`;
+}
+
 /** Records a path seen before, comparing NFC forms (macOS stores one name for both). */
-function firstSpelling(where: string, path: string, seen: Map<string, string>, issues: Issues) {
-  const nfc = path.normalize('NFC');
+function firstSpelling(where: Where, path: string, seen: Map<string, string>, issues: Issues) {
+  // ASCII text is its own NFC form (and most paths are ASCII).
+  const nfc = ASCII_RE.test(path) ? path : path.normalize('NFC');
   const first = seen.get(nfc);
-  if (first !== undefined) issues.add(`${where}: "${path}" is listed twice (first as "${first}")`);
+  if (first !== undefined)
+    issues.add(() => `${whereOf(where, path)}: "${path}" is listed twice (first as "${first}")`);
   else seen.set(nfc, path);
 }
 
 function filesOf(value: unknown, issues: Issues): Map<string, ManifestEntry> {
-  const pairs: [where: string, path: unknown, entry: unknown][] = [];
+  const rows: [where: Where, path: unknown, entry: unknown][] = [];
   if (value instanceof Map) {
-    for (const [path, entry] of value) pairs.push([`files[${show(path)}]`, path, entry]);
+    for (const [path, entry] of value) rows.push([null, path, entry]);
   } else if (Array.isArray(value)) {
     // Legacy list form: each element must carry its own hash — a bare path
     // string is refused rather than silently losing verification (seed 000).
     value.forEach((entry: unknown, i) => {
       const map = issues.read.map(entry, `files[${i}]`, '{path, sha256, inline_signed}');
-      if (map !== undefined) pairs.push([`files[${i}]`, map.get('path'), map]);
+      if (map !== undefined) rows.push([`files[${i}]`, map.get('path'), map]);
     });
   } else {
     issues.add('files: must be a map of path → {sha256, inline_signed} (or the legacy list)');
   }
+  return checkedFiles(rows, issues, (where, path, raw) =>
+    entryOf(whereOf(where, path), raw, issues),
+  );
+}
+
+/**
+ * The fast path's `files` (tryParseFilesFast): each entry's hash and flag are
+ * already what entryOf requires; the paths get every check YAML rows get.
+ */
+function fastFilesOf(
+  files: ReadonlyMap<string, ManifestEntry>,
+  issues: Issues,
+): Map<string, ManifestEntry> {
+  const rows: [Where, string, ManifestEntry][] = [];
+  for (const [path, entry] of files) rows.push([null, path, entry]);
+  return checkedFiles(rows, issues, (_where, _path, entry) => entry);
+}
+
+/**
+ * The rows whose path passes the path rule and whose entry reads (`entryAt`,
+ * after the path, so issues come row by row), each path listed once
+ * (NFC-insensitive), in code-point order of path.
+ */
+function checkedFiles<E>(
+  rows: readonly (readonly [where: Where, path: unknown, entry: E])[],
+  issues: Issues,
+  entryAt: (where: Where, path: unknown, entry: E) => ManifestEntry | undefined,
+): Map<string, ManifestEntry> {
   const seen = new Map<string, string>();
   const entries: [string, ManifestEntry][] = [];
-  for (const [where, rawPath, rawEntry] of pairs) {
+  for (const [where, rawPath, rawEntry] of rows) {
     const path = pathIssue(where, rawPath, issues);
-    const entry = entryOf(where, rawEntry, issues);
+    const entry = entryAt(where, rawPath, rawEntry);
     if (path === undefined || entry === undefined) continue;
     firstSpelling(where, path, seen, issues);
     entries.push([path, entry]);
   }
-  return new Map(entries.sort((a, b) => comparePaths(a[0], b[0])));
+  // A manifest rye wrote is in order already: checking costs one pass, sorting many.
+  for (let i = 1; i < entries.length; i += 1) {
+    if (comparePaths(entries[i - 1]?.[0] ?? '', entries[i]?.[0] ?? '') > 0) {
+      entries.sort((a, b) => comparePaths(a[0], b[0]));
+      break;
+    }
+  }
+  return new Map(entries);
 }
 
 function entryOf(where: string, value: unknown, issues: Issues): ManifestEntry | undefined {
@@ -345,14 +386,14 @@ function wording(problem: FieldProblem): string {
 }
 
 /** The path when it is a string passing the manifest path rule; else records an issue. */
-function pathIssue(where: string, value: unknown, issues: Issues): string | undefined {
+function pathIssue(where: Where, value: unknown, issues: Issues): string | undefined {
   if (typeof value !== 'string') {
-    issues.add(`${where}: path ${show(value)} is not a string (quote it)`);
+    issues.add(() => `${whereOf(where, value)}: path ${show(value)} is not a string (quote it)`);
     return undefined;
   }
   const why = manifestPathProblem(value);
   if (why === undefined) return value;
-  issues.add(`${where}: path ${show(value)} is refused: ${why}`);
+  issues.add(() => `${whereOf(where, value)}: path ${show(value)} is refused: ${why}`);
   return undefined;
 }
 

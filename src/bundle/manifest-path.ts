@@ -19,6 +19,14 @@ const CONTROL_RE = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\ufeff]/;
 const LONE_SURROGATE_RE = /[\ud800-\udfff]/u;
 
 /**
+ * Paths made of plain names (letters, digits, `_ . @ + -`) joined by single
+ * `/`: such a path fails the rule below only through a segment of dots alone.
+ * Almost every real path is one, and is accepted without the full walk.
+ */
+const PLAIN_PATH_RE = /^[\w.@+-]+(?:\/[\w.@+-]+)*$/;
+const DOTS_SEGMENT_RE = /(?:^|\/)\.+(?:\/|$)/;
+
+/**
  * Why `path` is not an acceptable manifest path, or undefined when it is.
  *
  * Accepted: project-relative, `/`-separated, no leading `/`, no drive letter,
@@ -28,6 +36,13 @@ const LONE_SURROGATE_RE = /[\ud800-\udfff]/u;
  * Pure; never throws.
  */
 export function manifestPathProblem(path: string): string | undefined {
+  if (path.length <= MAX_PATH_LENGTH && PLAIN_PATH_RE.test(path) && !DOTS_SEGMENT_RE.test(path))
+    return undefined;
+  return pathRuleProblem(path);
+}
+
+/** {@link manifestPathProblem} without its shortcut for plain paths: the rule, walked in full. */
+export function pathRuleProblem(path: string): string | undefined {
   if (path.length === 0) return 'it is empty';
   if (path.length > MAX_PATH_LENGTH) return `it is longer than ${MAX_PATH_LENGTH} characters`;
   if (CONTROL_RE.test(path)) return 'it contains control characters';

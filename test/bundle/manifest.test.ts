@@ -13,6 +13,7 @@ import {
   bundleManifestPath,
   comparePaths,
   manifestPathProblem,
+  pathRuleProblem,
 } from '../../src/bundle/manifest-path.js';
 import { serializeManifest } from '../../src/bundle/manifest-serialize.js';
 import type { BundleManifest, ManifestEntry } from '../../src/bundle/types.js';
@@ -314,6 +315,19 @@ describe('manifest paths', () => {
     expect(manifestPathProblem('web/src/App.jsx')).toBeUndefined();
     for (const bad of ['', '/x', 'a/../b', 'C:x', 'a\\b', 'a/./b', 'a//b', 'a/', '.. ', '\ud800'])
       expect(manifestPathProblem(bad)).toBeDefined();
+  });
+
+  it('its shortcut for plain paths accepts only what the full rule accepts', () => {
+    const unit = fc.constantFrom(...'a_.-@+/ \\:~\u0000\u00e9'.split(''), '..', '...', 'C:');
+    fc.assert(
+      fc.property(fc.string({ unit, maxLength: 12 }), (p) => {
+        expect(manifestPathProblem(p)).toBe(pathRuleProblem(p));
+      }),
+      { numRuns: 20_000 },
+    );
+    const long = `a/${'b'.repeat(5000)}`;
+    expect(manifestPathProblem(long)).toBe(pathRuleProblem(long));
+    expect(manifestPathProblem(long)).toBeDefined();
   });
 
   it('bundleManifestPath() places the manifest under bundles/<id>/ and checks the id', () => {
