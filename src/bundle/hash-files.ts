@@ -14,7 +14,7 @@ import {
   signatureFormatFor,
 } from '../integrity/index.js';
 import { RyeError } from '../errors/index.js';
-import { MAX_ITEM_BYTES, decodeText, messageOf, readOpenFileSync } from '../platform/index.js';
+import { MAX_ITEM_BYTES, decodeText, readOpenFileSync } from '../platform/index.js';
 import type { CollectedFile } from './collect.js';
 
 /** A collected file with its digest. */
@@ -218,10 +218,20 @@ export function hasInlineSignature(path: string, bytes: Uint8Array): boolean {
 function withErrno(path: string, error: unknown): RyeError {
   if (error instanceof RyeError) return error;
   const errno = (error as NodeJS.ErrnoException).code ?? null;
+  return unreadableFile(path, errno, error instanceof Error ? error.message : String(error), error);
+}
+
+/** FILE_UNREADABLE for a file: `details.errno` is the error's code (null when it had none). */
+export function unreadableFile(
+  path: string,
+  errno: string | null,
+  message: string,
+  cause?: unknown,
+): RyeError {
   return new RyeError(
     'FILE_UNREADABLE',
-    `Cannot read ${path}: ${messageOf(error)}`,
+    `Cannot read ${path}: ${errno === null ? message : `${errno} (${message})`}`,
     { path, errno },
-    { cause: error },
+    cause === undefined ? undefined : { cause },
   );
 }

@@ -16,12 +16,26 @@ import { SPACE_NAMES, aiDir, type SpaceName, type Spaces } from '../items/index.
 import { decodeText, mapLimit, pathExists, readFileCapped } from '../platform/index.js';
 import { isNodeModulesPath } from './bundle-lane.js';
 import { walkBundle } from './collect.js';
-import { READ_CONCURRENCY, readDigest, type ProgressFn } from './hash-files.js';
+import {
+  digestFiles,
+  startDigestWorker,
+  workerPays,
+  WORKER_MIN_FILES,
+  type DigestOutcome,
+  type DigestWorker,
+} from './digest-pool.js';
+import { READ_CONCURRENCY, readDigest, unreadableFile, type ProgressFn } from './hash-files.js';
 import { inlineSignatureFailure } from './inline-signature.js';
 import { MAX_MANIFEST_BYTES, parseManifest } from './manifest-parse.js';
 import { bundleManifestPath, comparePaths } from './manifest-path.js';
 import { manifestScopeProblem } from './manifest-scope.js';
 import type { ManifestEntry } from './types.js';
+
+/**
+ * A manifest this large lists at least {@link WORKER_MIN_FILES} files (an entry
+ * takes ~90 bytes at the least): start the digest worker before parsing it.
+ */
+const EARLY_WORKER_BYTES = WORKER_MIN_FILES * 90;
 
 export interface VerifyBundleInput {
   readonly spaces: Spaces;
@@ -119,40 +133,102 @@ export async function verifyBundle(input: VerifyBundleInput): Promise<BundleRepo
   const check: ManifestCheck = { ok, verdict: verdict.verdict, code, message, fingerprint, signer };
   if (!verdict.ok) return report(check, null, 0);
 
-  const manifest = parseManifest(text, path);
-  const { includes } = manifest.bundle;
-  // A verified manifest may still only speak for its own bundle's files.
-  const outOfScope = manifestScopeProblem(manifest, bundleId);
-  if (outOfScope !== undefined) {
-    throw new RyeError(
-      'BUNDLE_MANIFEST_INVALID',
-      `Cannot verify bundle ${bundleId}: manifest ${path} is refused: ${outOfScope}`,
-      { source: path, bundleId },
-    );
+  // A large manifest means many files to hash: a worker starts now, while the
+  // manifest is parsed (it reads nothing until it is handed the listed files).
+  const early =
+    text.length >= EARLY_WORKER_BYTES && workerPays(Infinity) ? startDigestWorker() : undefined;
+  try {
+    const manifest = parseManifest(text, path);
+    // A verified manifest may still only speak for its own bundle's files.
+    const outOfScope = manifestScopeProblem(manifest, bundleId);
+    if (outOfScope !== undefined) {
+      throw new RyeError(
+        'BUNDLE_MANIFEST_INVALID',
+        `Cannot verify bundle ${bundleId}: manifest ${path} is refused: ${outOfScope}`,
+        { source: path, bundleId },
+      );
+    }
+    // Real path of the base: a listed path must resolve inside it without passing a link.
+    const base = realpathSync(spaces[space]);
+    // The folders are walked for unlisted files while the listed ones are hashed.
+    const walking = walkBundle(base, bundleId, manifest.bundle.includes, {
+      exclude: input.exclude,
+      // A bundle made with its app dependencies is checked for files planted there too.
+      nodeModules: [...manifest.files.keys()].some(isNodeModulesPath),
+    });
+    walking.catch(() => undefined); // awaited below, unless the hashing throws first
+    await checkListedFiles(base, manifest.files, trust, files, input.onProgress, early);
+    const walked = await walking;
+    for (const rel of [...walked.files.map((f) => f.path), ...walked.strays]) {
+      if (!manifest.files.has(rel)) files.unlisted.push(rel);
+    }
+    return report(check, manifest.bundle.version, manifest.files.size);
+  } finally {
+    await early?.stop();
   }
+}
 
-  // Real path of the base: a listed path must resolve inside it without passing a link.
-  const base = realpathSync(spaces[space]);
+/** A listed file: its manifest path, its entry and where it is. */
+interface ListedFile {
+  readonly rel: string;
+  readonly entry: ManifestEntry;
+  readonly absolute: string;
+}
+
+/**
+ * Check every listed file against its entry, recording each in `files`.
+ * Those without an inline signature are hashed in bulk (on two threads when it
+ * pays); inline-signed ones are read whole and kept, so their signature is
+ * checked on exactly the bytes hashed.
+ */
+async function checkListedFiles(
+  base: string,
+  listed: ReadonlyMap<string, ManifestEntry>,
+  trust: TrustSet,
+  files: BundleFileReport,
+  onProgress: ProgressFn | undefined,
+  worker: DigestWorker | undefined,
+): Promise<void> {
   const realDirs = new Map<string, string | null>();
-  const entries = [...manifest.files];
-  const read = { bytes: 0 };
-  const onProgress = input.onProgress;
-  await mapLimit(
-    entries,
-    READ_CONCURRENCY,
-    ([rel, entry]) => checkFile(base, rel, entry, trust, files, realDirs, read),
-    onProgress === undefined ? undefined : (done, total) => onProgress(done, total, read.bytes),
-  );
-  // A bundle made with its app dependencies is checked for files planted there too.
-  const nodeModules = [...manifest.files.keys()].some(isNodeModulesPath);
-  const walked = await walkBundle(base, bundleId, includes, {
-    exclude: input.exclude,
-    nodeModules,
-  });
-  for (const rel of [...walked.files.map((f) => f.path), ...walked.strays]) {
-    if (!manifest.files.has(rel)) files.unlisted.push(rel);
+  const plain: ListedFile[] = [];
+  const signed: ListedFile[] = [];
+  for (const [rel, entry] of listed) {
+    const absolute = join(base, ...rel.split('/'));
+    // A folder on the way was swapped for a link: the path no longer names a
+    // file of this bundle, whatever its bytes are.
+    if (throughLink(absolute, realDirs))
+      files.tampered.push({ path: rel, expected: entry.sha256, actual: null });
+    else (entry.inlineSigned ? signed : plain).push({ rel, entry, absolute });
   }
-  return report(check, manifest.bundle.version, entries.length);
+  const total = listed.size;
+  const skipped = total - plain.length - signed.length;
+  const digests = await digestFiles(
+    plain.map((f) => f.absolute),
+    {
+      worker: worker !== undefined && workerPays(plain.length) ? worker : 'never',
+      ...(onProgress === undefined
+        ? {}
+        : {
+            onProgress: (done: number, _n: number, bytes: number) =>
+              onProgress(skipped + done, total, bytes),
+          }),
+    },
+  );
+  const read = { bytes: 0 };
+  for (const [i, file] of plain.entries()) {
+    const outcome = digests[i] as DigestOutcome;
+    if (outcome.kind === 'large') await checkFile(file, trust, files, read);
+    else if (outcome.kind === 'failed')
+      recordUnreadable(file, outcome.errno, outcome.message, files);
+    else recordDigest(file, outcome, files, read);
+  }
+  const before = skipped + plain.length;
+  await mapLimit(
+    signed,
+    READ_CONCURRENCY,
+    (file) => checkFile(file, trust, files, read),
+    onProgress === undefined ? undefined : (done) => onProgress(before + done, total, read.bytes),
+  );
 }
 
 function finish(
@@ -232,40 +308,26 @@ export async function findManifest(
   );
 }
 
+/** Read one file whole (or streamed when large) and record what it is. */
 async function checkFile(
-  base: string,
-  rel: string,
-  entry: ManifestEntry,
+  file: ListedFile,
   trust: TrustSet,
   files: BundleFileReport,
-  realDirs: Map<string, string | null>,
   counted: { bytes: number },
 ): Promise<void> {
+  const { rel, entry } = file;
   let read;
   try {
-    const absolute = join(base, ...rel.split('/'));
-    if (throughLink(absolute, realDirs)) {
-      // A folder on the way was swapped for a link: the path no longer names a
-      // file of this bundle, whatever its bytes are.
-      files.tampered.push({ path: rel, expected: entry.sha256, actual: null });
-      return;
-    }
     // The bytes are kept only to check an inline signature on exactly them.
-    read = await readDigest(absolute, { keepBytes: entry.inlineSigned });
+    read = await readDigest(file.absolute, { keepBytes: entry.inlineSigned });
   } catch (error) {
-    const errno = isRyeError(error, 'FILE_UNREADABLE') ? error.details['errno'] : undefined;
-    if (errno === 'ENOENT' || errno === 'ENOTDIR') files.missing.push(rel);
-    else if (errno === null || errno === 'ELOOP')
-      files.tampered.push({ path: rel, expected: entry.sha256, actual: null });
-    else throw error;
+    if (!isRyeError(error, 'FILE_UNREADABLE')) throw error;
+    const errno = error.details['errno'] as string | null | undefined;
+    recordUnreadable(file, errno ?? null, error.message, files, error);
     return;
   }
-  counted.bytes += read.size;
-  if (!hexDigestsEqual(read.sha256, entry.sha256)) {
-    files.tampered.push({ path: rel, expected: entry.sha256, actual: read.sha256 });
-    return;
-  }
-  if (entry.inlineSigned) {
+  if (!recordDigest(file, read, files, counted)) return;
+  if (entry.inlineSigned && read.bytes !== null) {
     const failure = await inlineSignatureFailure(rel, read.bytes, trust);
     if (failure !== undefined) {
       files.badSignature.push({ path: rel, ...failure });
@@ -273,6 +335,42 @@ async function checkFile(
     }
   }
   files.ok.push(rel);
+}
+
+/**
+ * Record a digest: tampered when it differs from the manifest's, else ok —
+ * unless the file carries an inline signature still to check. True when it matched.
+ */
+function recordDigest(
+  file: ListedFile,
+  read: { readonly sha256: string; readonly size: number },
+  files: BundleFileReport,
+  counted: { bytes: number },
+): boolean {
+  counted.bytes += read.size;
+  if (!hexDigestsEqual(read.sha256, file.entry.sha256)) {
+    files.tampered.push({ path: file.rel, expected: file.entry.sha256, actual: read.sha256 });
+    return false;
+  }
+  if (!file.entry.inlineSigned) files.ok.push(file.rel);
+  return true;
+}
+
+/**
+ * A file that could not be read: gone (missing), a link or not a regular
+ * file (tampered); any other error stops the verification (FILE_UNREADABLE).
+ */
+function recordUnreadable(
+  file: ListedFile,
+  errno: string | null,
+  message: string,
+  files: BundleFileReport,
+  error?: RyeError,
+): void {
+  if (errno === 'ENOENT' || errno === 'ENOTDIR') files.missing.push(file.rel);
+  else if (errno === null || errno === 'ELOOP')
+    files.tampered.push({ path: file.rel, expected: file.entry.sha256, actual: null });
+  else throw error ?? unreadableFile(file.absolute, errno, message);
 }
 
 /**

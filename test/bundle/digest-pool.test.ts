@@ -1,0 +1,116 @@
+import { createHash } from 'node:crypto';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, rmSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { createBundle, verifyBundle } from '../../src/bundle/index.js';
+import { digestFiles, startDigestWorker, WORKER_MIN_FILES } from '../../src/bundle/digest-pool.js';
+import { MAX_ITEM_BYTES } from '../../src/platform/index.js';
+import { makeSigner } from '../helpers/keys.js';
+import { makeTempSpaces } from '../helpers/temp-space.js';
+
+const sha = (b: Buffer | string): string => createHash('sha256').update(b).digest('hex');
+
+/** `count` files under `dir`, each with its own content; every `gapEvery`-th is never written. */
+function files(dir: string, count: number, gapEvery = 0): { paths: string[]; contents: string[] } {
+  mkdirSync(dir, { recursive: true });
+  const paths: string[] = [];
+  const contents: string[] = [];
+  for (let i = 0; i < count; i += 1) {
+    const path = join(dir, `f${i}.txt`);
+    const content = `file ${i}\n`.repeat(1 + (i % 7));
+    paths.push(path);
+    contents.push(content);
+    if (gapEvery === 0 || i % gapEvery !== 0) writeFileSync(path, content);
+  }
+  return { paths, contents };
+}
+
+describe('digestFiles() on two threads', () => {
+  it('digests every file in input order, with the worker sharing the work', async () => {
+    const spaces = makeTempSpaces();
+    const { paths, contents } = files(join(spaces.project, 'many'), 3000, 97);
+    const outcomes = await digestFiles(paths, { worker: startDigestWorker() });
+    expect(outcomes).toHaveLength(paths.length);
+    for (const [i, outcome] of outcomes.entries()) {
+      if (i % 97 === 0) {
+        // Gone, wherever the thread that claimed it: reported with its code.
+        expect(outcome).toMatchObject({ kind: 'failed', errno: 'ENOENT' });
+      } else {
+        expect(outcome).toEqual({
+          kind: 'digest',
+          sha256: sha(contents[i] as string),
+          size: Buffer.byteLength(contents[i] as string),
+        });
+      }
+    }
+  });
+
+  it('never follows a final link, refuses what is not a regular file without blocking, and leaves a large file unread', async () => {
+    const spaces = makeTempSpaces();
+    const dir = join(spaces.project, 'odd');
+    mkdirSync(join(dir, 'folder'), { recursive: true });
+    writeFileSync(join(dir, 'target'), 'secret');
+    symlinkSync(join(dir, 'target'), join(dir, 'link'));
+    execFileSync('mkfifo', [join(dir, 'fifo')]);
+    writeFileSync(join(dir, 'large'), '');
+    truncateSync(join(dir, 'large'), MAX_ITEM_BYTES + 1);
+    writeFileSync(join(dir, 'small'), 'ok');
+    const names = ['link', 'folder', 'fifo', 'large', 'small'];
+    for (const worker of ['never', startDigestWorker()] as const) {
+      const outcomes = await digestFiles(
+        names.map((n) => join(dir, n)),
+        { worker },
+      );
+      expect(outcomes).toEqual([
+        { kind: 'failed', errno: 'ELOOP', message: expect.any(String) },
+        { kind: 'failed', errno: null, message: 'not a regular file' },
+        { kind: 'failed', errno: null, message: 'not a regular file' },
+        { kind: 'large' },
+        { kind: 'digest', sha256: sha('ok'), size: 2 },
+      ]);
+    }
+  });
+
+  it('fails, rather than report files as unread, when the worker is gone', async () => {
+    const spaces = makeTempSpaces();
+    const { paths } = files(join(spaces.project, 'dead'), 50);
+    const worker = startDigestWorker();
+    await worker.stop();
+    await expect(digestFiles(paths, { worker })).rejects.toThrow(/digest worker exited/);
+  });
+});
+
+describe('verifyBundle() of a bundle large enough for the worker', () => {
+  it('reports tampered, missing, linked and unlisted files exactly as one thread does', async () => {
+    const spaces = makeTempSpaces();
+    const { signer, trust } = makeSigner();
+    const app = join(spaces.project, 'big');
+    const { paths } = files(join(app, 'a'), WORKER_MIN_FILES + 200);
+    files(join(app, 'b'), 5);
+    await createBundle({
+      spaces,
+      bundleId: 'apps/big',
+      version: '1.0.0',
+      includes: ['big'],
+      signer,
+    });
+    writeFileSync(paths[10] as string, 'changed');
+    rmSync(paths[700] as string);
+    writeFileSync(join(app, 'a', 'planted.txt'), 'new');
+    // A listed folder swapped for a link to a copy of itself: its files are not the bundle's.
+    execFileSync('cp', ['-r', join(app, 'b'), join(spaces.project, 'b-copy')]);
+    rmSync(join(app, 'b'), { recursive: true });
+    symlinkSync(join(spaces.project, 'b-copy'), join(app, 'b'));
+
+    const report = await verifyBundle({ spaces, bundleId: 'apps/big', trust });
+    expect(report.ok).toBe(false);
+    expect(report.files.tampered.map((t) => [t.path, t.actual])).toEqual([
+      ['big/a/f10.txt', sha('changed')],
+      ...[0, 1, 2, 3, 4].map((i) => [`big/b/f${i}.txt`, null]),
+    ]);
+    expect(report.files.missing).toEqual(['big/a/f700.txt']);
+    expect(report.files.unlisted).toEqual(['big/a/planted.txt', 'big/b']);
+    expect(report.counts.ok).toBe(WORKER_MIN_FILES + 200 - 2);
+  });
+});
