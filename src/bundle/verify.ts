@@ -89,10 +89,31 @@ export interface BundleReport {
  *   FILE_UNREADABLE / FILE_TOO_LARGE (I/O).
  */
 export async function verifyBundle(input: VerifyBundleInput): Promise<BundleReport> {
-  const { spaces, bundleId, trust } = input;
+  const { spaces, bundleId } = input;
   const found = await findManifest(spaces, bundleId);
   const { space, path } = found;
   const bytes = await readFileCapped(path, MAX_MANIFEST_BYTES);
+  // A large manifest means many files to hash: a worker starts now, while the
+  // manifest is checked and parsed. It reads nothing until it is handed the
+  // files of a manifest that verified; otherwise it is stopped unused.
+  const early =
+    bytes.length >= EARLY_WORKER_BYTES && workerPays(Infinity) ? startDigestWorker() : undefined;
+  try {
+    return await verifyManifestBytes(input, space, path, bytes, early);
+  } finally {
+    await early?.stop();
+  }
+}
+
+/** {@link verifyBundle} once the manifest's bytes are read. */
+async function verifyManifestBytes(
+  input: VerifyBundleInput,
+  space: SpaceName,
+  path: string,
+  bytes: Buffer,
+  early: DigestWorker | undefined,
+): Promise<BundleReport> {
+  const { spaces, bundleId, trust } = input;
   const files: BundleFileReport = {
     ok: [],
     missing: [],
@@ -133,39 +154,31 @@ export async function verifyBundle(input: VerifyBundleInput): Promise<BundleRepo
   const check: ManifestCheck = { ok, verdict: verdict.verdict, code, message, fingerprint, signer };
   if (!verdict.ok) return report(check, null, 0);
 
-  // A large manifest means many files to hash: a worker starts now, while the
-  // manifest is parsed (it reads nothing until it is handed the listed files).
-  const early =
-    text.length >= EARLY_WORKER_BYTES && workerPays(Infinity) ? startDigestWorker() : undefined;
-  try {
-    const manifest = parseManifest(text, path);
-    // A verified manifest may still only speak for its own bundle's files.
-    const outOfScope = manifestScopeProblem(manifest, bundleId);
-    if (outOfScope !== undefined) {
-      throw new RyeError(
-        'BUNDLE_MANIFEST_INVALID',
-        `Cannot verify bundle ${bundleId}: manifest ${path} is refused: ${outOfScope}`,
-        { source: path, bundleId },
-      );
-    }
-    // Real path of the base: a listed path must resolve inside it without passing a link.
-    const base = realpathSync(spaces[space]);
-    // The folders are walked for unlisted files while the listed ones are hashed.
-    const walking = walkBundle(base, bundleId, manifest.bundle.includes, {
-      exclude: input.exclude,
-      // A bundle made with its app dependencies is checked for files planted there too.
-      nodeModules: [...manifest.files.keys()].some(isNodeModulesPath),
-    });
-    walking.catch(() => undefined); // awaited below, unless the hashing throws first
-    await checkListedFiles(base, manifest.files, trust, files, input.onProgress, early);
-    const walked = await walking;
-    for (const rel of [...walked.files.map((f) => f.path), ...walked.strays]) {
-      if (!manifest.files.has(rel)) files.unlisted.push(rel);
-    }
-    return report(check, manifest.bundle.version, manifest.files.size);
-  } finally {
-    await early?.stop();
+  const manifest = parseManifest(text, path);
+  // A verified manifest may still only speak for its own bundle's files.
+  const outOfScope = manifestScopeProblem(manifest, bundleId);
+  if (outOfScope !== undefined) {
+    throw new RyeError(
+      'BUNDLE_MANIFEST_INVALID',
+      `Cannot verify bundle ${bundleId}: manifest ${path} is refused: ${outOfScope}`,
+      { source: path, bundleId },
+    );
   }
+  // Real path of the base: a listed path must resolve inside it without passing a link.
+  const base = realpathSync(spaces[space]);
+  // The folders are walked for unlisted files while the listed ones are hashed.
+  const walking = walkBundle(base, bundleId, manifest.bundle.includes, {
+    exclude: input.exclude,
+    // A bundle made with its app dependencies is checked for files planted there too.
+    nodeModules: [...manifest.files.keys()].some(isNodeModulesPath),
+  });
+  walking.catch(() => undefined); // awaited below, unless the hashing throws first
+  await checkListedFiles(base, manifest.files, trust, files, input.onProgress, early);
+  const walked = await walking;
+  for (const rel of [...walked.files.map((f) => f.path), ...walked.strays]) {
+    if (!manifest.files.has(rel)) files.unlisted.push(rel);
+  }
+  return report(check, manifest.bundle.version, manifest.files.size);
 }
 
 /** A listed file: its manifest path, its entry and where it is. */

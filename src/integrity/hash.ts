@@ -38,8 +38,15 @@ export function normalizeNewlines(text: string): string {
   return text.includes('\r') ? text.replace(/\r\n?/g, '\n') : text;
 }
 
+/** Where {@link hexDigestsEqual} writes both digests (bundle verify compares 10,000s). */
+let scratch = Buffer.alloc(256);
+
 /** Constant-time comparison of two hex digests of equal length. */
 export function hexDigestsEqual(a: string, b: string): boolean {
   if (a.length !== b.length) return false;
-  return timingSafeEqual(Buffer.from(a, 'latin1'), Buffer.from(b, 'latin1'));
+  if (scratch.length < 2 * a.length) scratch = Buffer.alloc(2 * a.length);
+  // latin1: one byte per UTF-16 unit (its low byte), as Buffer.from(…, 'latin1') does.
+  const n = scratch.write(a, 0, 'latin1');
+  scratch.write(b, n, 'latin1');
+  return timingSafeEqual(scratch.subarray(0, n), scratch.subarray(n, 2 * n));
 }
