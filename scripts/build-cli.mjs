@@ -37,10 +37,10 @@ const EXTERNAL = ['better-sqlite3', 'pg'];
 /**
  * The commands src/cli/fast-path.ts runs without commander (src/cli/fast/<name>.ts
  * each) and whether their build splits off what they import on demand: one
- * file for the verifiers (~130 KB); `execute` imports the executor, thread
+ * file for the verifiers (~130 KB) and for `bundle verify`; `execute` imports the executor, thread
  * tools, bundles and directive planning on demand (3.9 MB as one file).
  */
-const FAST_RUNNERS = { 'verify-file': false, verify: false, execute: true };
+const FAST_RUNNERS = { 'verify-file': false, verify: false, execute: true, 'bundle-verify': false };
 
 /**
  * In the `execute` runner's build, the on-demand imports every tool run makes

@@ -2,7 +2,8 @@ import type { CliIo } from './context.js';
 
 /**
  * The command lines an agent sends most (`rye verify-file`, `rye verify`,
- * `rye execute tool`) run without the argument parser: loading and setting up
+ * `rye execute tool`) and `rye bundle verify` (whose goal is to keep up with
+ * `sha256sum -c`) run without the argument parser: loading and setting up
  * commander costs about as much CPU as the whole verification does. The fast
  * path takes a command line only when its shape is recognised exactly (known
  * long options spelled out in full, a value after each option that takes one,
@@ -17,7 +18,13 @@ import type { CliIo } from './context.js';
 export interface FastCommand {
   /** The top-level command: argv[0], exactly. */
   readonly name: string;
-  /** How many arguments it takes, all required. */
+  /**
+   * When set, a subcommand of `name` (`bundle verify`): argv[1], exactly.
+   * The arguments and options are read after it (commander reads options
+   * before it as the parent command's, and `bundle` has none).
+   */
+  readonly subcommand?: string;
+  /** How many arguments it takes, all required (after the subcommand). */
   readonly argumentCount: number;
   /** When set, the first argument must be this word (`execute tool`, not `execute directive`). */
   readonly firstArgument?: string;
@@ -44,7 +51,7 @@ export type FastRunner = (
   options: Record<string, unknown>,
 ) => Promise<number>;
 
-/** The commands with a fast path. */
+/** The commands with a fast path (at most one per name and subcommand). */
 export const FAST_COMMANDS: readonly FastCommand[] = [
   {
     name: 'verify-file',
@@ -75,6 +82,16 @@ export const FAST_COMMANDS: readonly FastCommand[] = [
     required: [],
     load: async () => (await import('./fast/execute.js')).runExecute,
   },
+  {
+    name: 'bundle',
+    subcommand: 'verify',
+    argumentCount: 1,
+    flags: ['--json'],
+    values: ['--project'],
+    lists: [],
+    required: [],
+    load: async () => (await import('./fast/bundle-verify.js')).runBundleVerify,
+  },
 ];
 
 /** A recognised command line: the command, its arguments and its options as commander names them. */
@@ -98,12 +115,14 @@ function optionKey(long: string): string {
  * that starts with `-` falls back.
  */
 export function parseFastArgv(argv: readonly string[]): FastParse | undefined {
-  const command = FAST_COMMANDS.find((c) => c.name === argv[0]);
+  const command = FAST_COMMANDS.find(
+    (c) => c.name === argv[0] && (c.subcommand === undefined || c.subcommand === argv[1]),
+  );
   if (command === undefined) return undefined;
   const args: string[] = [];
   const options: Record<string, unknown> = {};
   for (const list of command.lists) options[optionKey(list)] = [];
-  for (let i = 1; i < argv.length; i += 1) {
+  for (let i = command.subcommand === undefined ? 1 : 2; i < argv.length; i += 1) {
     const arg = argv[i] as string;
     if (arg.length < 2 || !arg.startsWith('-')) {
       args.push(arg);

@@ -10,7 +10,10 @@
 import { readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
+import { createBundle } from '../../src/bundle/index.js';
 import type { CliIo } from '../../src/cli/context.js';
+import { readSigner } from '../../src/integrity/index.js';
+import { keyDir } from '../../src/items/index.js';
 import { FAST_COMMANDS, parseFastArgv } from '../../src/cli/fast-path.js';
 import { COMMANDS, VERSION, main } from '../../src/cli/main.js';
 import { commandName, runProgram } from '../../src/cli/program.js';
@@ -43,6 +46,16 @@ print("{}")
   p.write('.ai/tools/t/unsigned.py', '__version__ = "1.0.0"\nprint("{}")\n');
   await p.sign('tool', 't/noop');
   p.write('params.json', '{"a": 1}');
+  // Bundle `t` lists both tools; bundle `t2` has a changed file.
+  p.write('.ai/tools/t2/one.py', 'print(1)\n');
+  for (const id of ['t', 't2'])
+    await createBundle({
+      spaces: p.spaces,
+      bundleId: id,
+      version: '1.0.0',
+      signer: await readSigner(keyDir(p.spaces)),
+    });
+  p.write('.ai/tools/t2/one.py', 'print(2)\n');
   const keys = join(p.user, '.ai', 'trusted_keys');
   trust = join(keys, readdirSync(keys).find((f) => f.endsWith('.toml')) ?? '');
   tool = join(p.project, '.ai', 'tools', 't', 'noop.py');
@@ -160,6 +173,23 @@ function cases(): [string[], boolean][] {
     [ex('tool', 't/noop', '--params', '-1'), false],
     [ex('tool', 't/noop', '--dry-run=true'), false],
     [ex('tool', 't/noop', 'extra', '--json'), false],
+    // bundle verify
+    [['bundle', 'verify', 't'], true],
+    [['bundle', 'verify', 't', '--json'], true],
+    [['bundle', 'verify', '--json', 't', '--project', p.project], true],
+    [['bundle', 'verify', 't2'], true],
+    [['bundle', 'verify', 't2', '--json'], true],
+    [['bundle', 'verify', 'no/such', '--json'], true],
+    [['bundle', 'verify', 'Not An Id!'], true],
+    [['bundle', 'verify', 't', '--project', join(p.root, 'nowhere')], true],
+    [['bundle', '--json', 'verify', 't'], false],
+    [['bundle', 'verify'], false],
+    [['bundle', 'verify', 't', 't2'], false],
+    [['bundle', 'verify', 't', '--help'], false],
+    [['bundle', 'verify', 't', '--exclude', 'x'], false],
+    [['bundle', 'verify', 't', '--json=1'], false],
+    [['bundle', 'inspect', 't'], false],
+    [['bundle', 'verify-all', 't'], false],
   ];
 }
 
@@ -183,7 +213,15 @@ describe('the argument fast path', () => {
     for (const fast of FAST_COMMANDS) {
       const entry = COMMANDS.find((c) => commandName(c) === fast.name);
       expect(entry, fast.name).toBeDefined();
-      const command = (await entry!.load())(io, async () => undefined);
+      const top = (await entry!.load())(io, async () => undefined);
+      const command =
+        fast.subcommand === undefined
+          ? top
+          : top.commands.find((c) => c.name() === fast.subcommand);
+      if (command === undefined)
+        throw new Error(`${fast.name} ${fast.subcommand}: no such command`);
+      // A subcommand's parent takes no option the fast path would read as the subcommand's.
+      if (fast.subcommand !== undefined) expect(top.options, fast.name).toEqual([]);
       const args = command.registeredArguments;
       expect(args.length, fast.name).toBe(fast.argumentCount);
       expect(args.every((a) => a.required && !a.variadic)).toBe(true);
@@ -207,7 +245,7 @@ describe('the argument fast path', () => {
     }
   });
 
-  it('the bundle runs verify-file and execute tool without loading commander; --help loads it', async () => {
+  it('the bundle runs verify-file, execute tool and bundle verify without loading commander; --help loads it', async () => {
     const holding = (files: readonly string[], source: string) =>
       files.filter((f) => loadedText(f).includes(`\n// ${source}`));
     const verified = await ryeLoading(
@@ -221,6 +259,12 @@ describe('the argument fast path', () => {
       'dist/cli/main.js',
       'dist/cli/fast/verify-file.js',
     ]);
+    // Before execute writes a lockfile into the bundle's folders.
+    const bundled = await ryeLoading(['bundle', 'verify', 't', '--project', p.project], {
+      env: p.env,
+    });
+    expect(bundled.code, bundled.stdout + bundled.stderr).toBe(0);
+    expect(holding(bundled.files, 'node_modules/commander/')).toEqual([]);
     const executed = await ryeLoading(
       ['execute', 'tool', 't/noop', '--project', p.project, '--json'],
       {

@@ -80,21 +80,9 @@ export function bundleCommand(io: CliIo, run: Runner): Command {
     )
     .argument('<bundle_id>', 'bundle id')
     .action((bundleId: string, options: CommonOptions) =>
-      run(options, async () => {
-        const ctx = contextOf(options, io);
-        const bar = progressBar(io, 'verifying', !ctx.json);
-        const result = await (
-          await bundles()
-        )
-          .runBundlerAction(
-            ctx.spaces,
-            { action: 'verify', bundle_id: bundleId },
-            { onProgress: bar.report },
-          )
-          .finally(bar.done);
-        emit(ctx, result, reportLines(result));
-        return result.ok ? 0 : 3;
-      }),
+      run(options, async () =>
+        (await import('./bundle-verify-run.js')).bundleVerifyRun(io, bundleId, options),
+      ),
     );
 
   withCommonOptions(bundle.command('inspect'))
@@ -157,25 +145,6 @@ export function bundleCommand(io: CliIo, run: Runner): Command {
       }),
     );
   return bundle;
-}
-
-function reportLines(result: Record<string, unknown>): string[] {
-  const files = result['files'] as
-    | {
-        ok: string[];
-        missing: string[];
-        tampered: { path: string }[];
-        unlisted: string[];
-        bad_signature: { path: string; code: string }[];
-      }
-    | undefined;
-  const lines = [String(result['message'] ?? '')];
-  if (files === undefined) return lines;
-  for (const p of files.missing) lines.push(`  missing    ${p}`);
-  for (const t of files.tampered) lines.push(`  changed    ${t.path}`);
-  for (const p of files.unlisted) lines.push(`  unlisted   ${p}`);
-  for (const b of files.bad_signature) lines.push(`  signature  ${b.path} (${b.code})`);
-  return lines;
 }
 
 function collect(value: string, previous: string[] = []): string[] {
