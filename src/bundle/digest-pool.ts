@@ -75,6 +75,7 @@ export function digestClaimed(
     const start = Atomics.add(table.next, 0, chunk);
     if (start >= paths.length) return true;
     const end = Math.min(start + chunk, paths.length);
+    let bytes = 0;
     for (let i = start; i < end; i += 1) {
       let fd = -1;
       try {
@@ -94,7 +95,7 @@ export function digestClaimed(
           }
           table.sizes[i] = read;
           table.digests.set(sha256(buffer.subarray(0, read)), i * 32);
-          Atomics.add(table.bytes, 0, BigInt(read));
+          bytes += read;
           table.status[i] = 1; // DONE
         }
       } catch (error) {
@@ -108,8 +109,9 @@ export function digestClaimed(
       } finally {
         if (fd !== -1) nodeFs.closeSync(fd);
       }
-      Atomics.add(table.finished, 0, 1);
     }
+    Atomics.add(table.bytes, 0, BigInt(bytes));
+    Atomics.add(table.finished, 0, end - start);
     done += end - start;
   }
   return false;
