@@ -68,21 +68,39 @@ export function lanePathProblem(
   itemRoots: readonly string[],
   includes: readonly string[],
 ): string | undefined {
-  const shown = path.slice(0, 200);
-  const below = (root: string): boolean => path.startsWith(`${root}/`);
-  const include = includes.find(below);
-  if (include === undefined && !itemRoots.some(below))
-    return `it lists ${shown}, outside the bundle's folders`;
-  const segments = path.split('/');
-  const dotted = segments.slice(path.startsWith('.ai/') ? 1 : 0).find((s) => s.startsWith('.'));
-  if (dotted !== undefined) return `it lists ${shown}, whose segment "${dotted}" is a dot-path`;
-  // App folders never contain a node_modules segment themselves (includeProblem).
-  if (include === undefined && isNodeModulesPath(path))
-    return `it lists ${shown}, a node_modules file outside the bundle's app folders`;
-  return undefined;
+  return laneChecker(itemRoots, includes)(path);
+}
+
+/**
+ * {@link lanePathProblem} for one bundle's folders, to run over many paths
+ * (a manifest's 10,000s): the folder prefixes are made once.
+ */
+export function laneChecker(
+  itemRoots: readonly string[],
+  includes: readonly string[],
+): (path: string) => string | undefined {
+  const itemPrefixes = itemRoots.map((root) => `${root}/`);
+  const includePrefixes = includes.map((root) => `${root}/`);
+  return (path) => {
+    const inApp = includePrefixes.some((prefix) => path.startsWith(prefix));
+    if (!inApp && !itemPrefixes.some((prefix) => path.startsWith(prefix)))
+      return `it lists ${path.slice(0, 200)}, outside the bundle's folders`;
+    // A segment starting with a dot: the first one (unless it is the fixed `.ai`), or one after a `/`.
+    const rest = path.startsWith('.ai/') ? path.slice(3) : `/${path}`;
+    if (rest.includes('/.')) {
+      const dotted = rest.split('/').find((s) => s.startsWith('.'));
+      return `it lists ${path.slice(0, 200)}, whose segment "${dotted}" is a dot-path`;
+    }
+    // App folders never contain a node_modules segment themselves (includeProblem).
+    if (!inApp && isNodeModulesPath(path))
+      return `it lists ${path.slice(0, 200)}, a node_modules file outside the bundle's app folders`;
+    return undefined;
+  };
 }
 
 /** True when a listed path lies in a `node_modules` folder (below an app folder, by the rule). */
 export function isNodeModulesPath(path: string): boolean {
+  // Most paths have no such segment: one lower-casing of the whole path rules them out.
+  if (!path.toLowerCase().includes(NODE_MODULES)) return false;
   return path.split('/').some((s) => s.toLowerCase() === NODE_MODULES);
 }

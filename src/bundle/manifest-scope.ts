@@ -7,7 +7,7 @@
  * that are not its own.
  */
 import { isRyeError } from '../errors/index.js';
-import { lanePathProblem } from './bundle-lane.js';
+import { laneChecker } from './bundle-lane.js';
 import { bundleItemRoots, bundleRoots, isManifestPath } from './collect.js';
 import type { BundleManifest } from './types.js';
 
@@ -35,9 +35,10 @@ export function manifestScopeProblem(
     if (!isRyeError(error)) throw error;
     return `it declares a bad folder (${error.message})`;
   }
+  const laneProblem = laneChecker(itemRoots, includes);
   for (const path of manifest.files.keys()) {
     if (isManifestPath(path)) return `it lists ${path.slice(0, 200)}, outside the bundle's folders`;
-    const why = lanePathProblem(path, itemRoots, includes);
+    const why = laneProblem(path);
     if (why !== undefined) return why;
   }
   return undefined;

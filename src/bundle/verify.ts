@@ -4,7 +4,7 @@
  * files that joined the bundle's folders since it was signed.
  */
 import { realpathSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { dirname, sep } from 'node:path';
 import { RyeError, isRyeError, type ErrorCode } from '../errors/index.js';
 import {
   hexDigestsEqual,
@@ -205,8 +205,10 @@ async function checkListedFiles(
   const realDirs = new Map<string, string | null>();
   const plain: ListedFile[] = [];
   const signed: ListedFile[] = [];
+  // Listed paths passed the path rule (no empty, `.` or `..` segment): joined as they are.
+  const prefix = base.endsWith(sep) ? base : base + sep;
   for (const [rel, entry] of listed) {
-    const absolute = join(base, ...rel.split('/'));
+    const absolute = prefix + (sep === '/' ? rel : rel.split('/').join(sep));
     // A folder on the way was swapped for a link: the path no longer names a
     // file of this bundle, whatever its bytes are.
     if (throughLink(absolute, realDirs))
