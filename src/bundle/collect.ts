@@ -108,8 +108,29 @@ export async function walkBundle(
   includes: readonly string[],
   options: WalkOptions = {},
 ): Promise<BundleWalk> {
+  const { files, strays } = await walkBundlePaths(projectPath, bundleId, includes, options);
+  return {
+    files: files
+      .sort(comparePaths)
+      .map((path) => ({ path, absolutePath: join(projectPath, ...path.split('/')) })),
+    strays: strays.sort(comparePaths),
+  };
+}
+
+/**
+ * {@link walkBundle}'s findings as project-relative paths only, in no
+ * particular order (`rye bundle verify` looks each up in its manifest).
+ *
+ * @throws RyeError ITEM_ID_INVALID, BUNDLE_MANIFEST_INVALID, FILE_UNREADABLE.
+ */
+export async function walkBundlePaths(
+  projectPath: string,
+  bundleId: string,
+  includes: readonly string[],
+  options: WalkOptions = {},
+): Promise<{ files: string[]; strays: string[] }> {
   const excluded = excludeMatcher(options.exclude ?? DEFAULT_BUNDLE_EXCLUDES);
-  const files = new Map<string, CollectedFile>();
+  const files = new Set<string>();
   const strays = new Set<string>();
 
   // `deps`: inside an app folder's node_modules, where every file counts.
@@ -121,18 +142,18 @@ export async function walkBundle(
     } catch (error) {
       throw unreadable(dir, error);
     }
-    await Promise.all(
-      entries.map(async (entry) => {
-        if (entry.name.startsWith('.')) return;
-        const modules = entry.name.toLowerCase() === NODE_MODULES;
-        if (modules && !(app && options.nodeModules === true)) return;
-        if (!deps && !modules && excluded(entry.name)) return;
-        const child = `${rel}/${entry.name}`;
-        if (entry.isDirectory()) return walk(child, app, deps || modules);
-        if (entry.isFile()) files.set(child, { path: child, absolutePath: join(dir, entry.name) });
-        else strays.add(child);
-      }),
-    );
+    const below: Promise<void>[] = [];
+    for (const entry of entries) {
+      if (entry.name.startsWith('.')) continue;
+      const modules = entry.name.toLowerCase() === NODE_MODULES;
+      if (modules && !(app && options.nodeModules === true)) continue;
+      if (!deps && !modules && excluded(entry.name)) continue;
+      const child = `${rel}/${entry.name}`;
+      if (entry.isDirectory()) below.push(walk(child, app, deps || modules));
+      else if (entry.isFile()) files.add(child);
+      else strays.add(child);
+    }
+    await Promise.all(below);
   };
 
   const itemRoots = new Set(bundleItemRoots(bundleId));
@@ -142,11 +163,7 @@ export async function walkBundle(
     if (kind === 'dir') await walk(root, !itemRoots.has(root), false);
     else strays.add(kind === 'file' ? root : kind.stray);
   }
-  for (const path of files.keys()) if (isManifestPath(path)) files.delete(path);
-  return {
-    files: [...files.values()].sort((a, b) => comparePaths(a.path, b.path)),
-    strays: [...strays].sort(comparePaths),
-  };
+  return { files: [...files].filter((path) => !isManifestPath(path)), strays: [...strays] };
 }
 
 /**

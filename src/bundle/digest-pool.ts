@@ -9,6 +9,7 @@
  */
 import * as fs from 'node:fs';
 import * as crypto from 'node:crypto';
+import { timingSafeEqual } from 'node:crypto';
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { MAX_ITEM_BYTES } from '../platform/index.js';
@@ -29,6 +30,8 @@ export const WORKER_MIN_FILES = 1000;
 
 /** Files claimed at a time: large enough that the shared counter is not contended. */
 const CHUNK = 32;
+
+const LOWER_HEX_RE = /^[0-9a-f]*$/;
 
 /** Status of each file in the shared table (0: not done yet). */
 const DONE = 1;
@@ -160,7 +163,7 @@ export interface DigestOptions {
 export async function digestFiles(
   paths: readonly string[],
   options: DigestOptions = {},
-): Promise<DigestOutcome[]> {
+): Promise<Digests> {
   const n = paths.length;
   const table: SharedTable = {
     next: new Int32Array(new SharedArrayBuffer(4)),
@@ -192,42 +195,67 @@ export async function digestFiles(
   } finally {
     await helper?.stop();
   }
-  return outcomes(table, failures, n);
+  return digestsOf(table, failures, n);
+}
+
+/** What {@link digestFiles} found, file by file in input order. */
+export interface Digests {
+  /** How many files. */
+  readonly length: number;
+  /** Bytes read in all. */
+  readonly bytes: number;
+  /** File `i`'s outcome. */
+  at(i: number): DigestOutcome;
+  /**
+   * True when every file was read and its SHA-256 is `expected[i]` (64 hex):
+   * one constant-time comparison over all of them, where a bundle of
+   * unchanged files needs no file-by-file one.
+   */
+  allEqual(expected: readonly string[]): boolean;
+}
+
+function digestsOf(
+  table: SharedTable,
+  failures: ReadonlyMap<number, { errno: string | null; message: string }>,
+  n: number,
+): Digests {
+  const digests = Buffer.from(table.digests.buffer);
+  return {
+    length: n,
+    bytes: Number(Atomics.load(table.bytes, 0)),
+    at(i) {
+      const status = table.status[i];
+      if (status === DONE) {
+        return {
+          kind: 'digest',
+          sha256: digests.toString('hex', i * 32, i * 32 + 32),
+          size: table.sizes[i] as number,
+        };
+      }
+      if (status === LARGE) return { kind: 'large' };
+      const failure = failures.get(i);
+      // Not done here would mean a thread stopped without reporting: never a digest.
+      return {
+        kind: 'failed',
+        errno: failure?.errno ?? null,
+        message: failure?.message ?? (status === FAILED ? 'failed' : 'not read'),
+      };
+    },
+    allEqual(expected) {
+      if (expected.length !== n || !table.status.every((status) => status === DONE)) return false;
+      // As exact as comparing the hex: lowercase only, and text that is not
+      // 64 digits each decodes short (Buffer stops at a bad digit).
+      const hex = expected.join('');
+      if (!LOWER_HEX_RE.test(hex)) return false;
+      const want = Buffer.from(hex, 'hex');
+      return want.length === digests.length && timingSafeEqual(want, digests);
+    },
+  };
 }
 
 /** Whether a worker is worth starting for `files` files on this machine. */
 export function workerPays(files: number): boolean {
   return files >= WORKER_MIN_FILES && availableParallelism() > 1;
-}
-
-function outcomes(
-  table: SharedTable,
-  failures: ReadonlyMap<number, { errno: string | null; message: string }>,
-  n: number,
-): DigestOutcome[] {
-  const out: DigestOutcome[] = new Array<DigestOutcome>(n);
-  const digests = Buffer.from(table.digests.buffer);
-  for (let i = 0; i < n; i += 1) {
-    const status = table.status[i];
-    if (status === DONE) {
-      out[i] = {
-        kind: 'digest',
-        sha256: digests.toString('hex', i * 32, i * 32 + 32),
-        size: table.sizes[i] as number,
-      };
-    } else if (status === LARGE) {
-      out[i] = { kind: 'large' };
-    } else {
-      const failure = failures.get(i);
-      // PENDING here would mean a thread stopped without reporting: never a digest.
-      out[i] = {
-        kind: 'failed',
-        errno: failure?.errno ?? null,
-        message: failure?.message ?? (status === FAILED ? 'failed' : 'not read'),
-      };
-    }
-  }
-  return out;
 }
 
 /** A worker thread that digests files alongside the caller, once. */

@@ -15,13 +15,12 @@ import {
 import { SPACE_NAMES, aiDir, type SpaceName, type Spaces } from '../items/index.js';
 import { decodeText, mapLimit, pathExists, readFileCapped } from '../platform/index.js';
 import { isNodeModulesPath } from './bundle-lane.js';
-import { walkBundle } from './collect.js';
+import { walkBundlePaths } from './collect.js';
 import {
   digestFiles,
   startDigestWorker,
   workerPays,
   WORKER_MIN_FILES,
-  type DigestOutcome,
   type DigestWorker,
 } from './digest-pool.js';
 import { READ_CONCURRENCY, readDigest, unreadableFile, type ProgressFn } from './hash-files.js';
@@ -167,7 +166,7 @@ async function verifyManifestBytes(
   // Real path of the base: a listed path must resolve inside it without passing a link.
   const base = realpathSync(spaces[space]);
   // The folders are walked for unlisted files while the listed ones are hashed.
-  const walking = walkBundle(base, bundleId, manifest.bundle.includes, {
+  const walking = walkBundlePaths(base, bundleId, manifest.bundle.includes, {
     exclude: input.exclude,
     // A bundle made with its app dependencies is checked for files planted there too.
     nodeModules: [...manifest.files.keys()].some(isNodeModulesPath),
@@ -175,7 +174,7 @@ async function verifyManifestBytes(
   walking.catch(() => undefined); // awaited below, unless the hashing throws first
   await checkListedFiles(base, manifest.files, trust, files, input.onProgress, early);
   const walked = await walking;
-  for (const rel of [...walked.files.map((f) => f.path), ...walked.strays]) {
+  for (const rel of [...walked.files, ...walked.strays]) {
     if (!manifest.files.has(rel)) files.unlisted.push(rel);
   }
   return report(check, manifest.bundle.version, manifest.files.size);
@@ -229,13 +228,18 @@ async function checkListedFiles(
           }),
     },
   );
-  const read = { bytes: 0 };
-  for (const [i, file] of plain.entries()) {
-    const outcome = digests[i] as DigestOutcome;
-    if (outcome.kind === 'large') await checkFile(file, trust, files, read);
-    else if (outcome.kind === 'failed')
-      recordUnreadable(file, outcome.errno, outcome.message, files);
-    else recordDigest(file, outcome, files, read);
+  const read = { bytes: digests.bytes };
+  if (digests.allEqual(plain.map((f) => f.entry.sha256))) {
+    for (const file of plain) files.ok.push(file.rel);
+  } else {
+    read.bytes = 0;
+    for (const [i, file] of plain.entries()) {
+      const outcome = digests.at(i);
+      if (outcome.kind === 'large') await checkFile(file, trust, files, read);
+      else if (outcome.kind === 'failed')
+        recordUnreadable(file, outcome.errno, outcome.message, files);
+      else recordDigest(file, outcome, files, read);
+    }
   }
   const before = skipped + plain.length;
   await mapLimit(

@@ -30,9 +30,10 @@ describe('digestFiles() on two threads', () => {
   it('digests every file in input order, with the worker sharing the work', async () => {
     const spaces = makeTempSpaces();
     const { paths, contents } = files(join(spaces.project, 'many'), 3000, 97);
-    const outcomes = await digestFiles(paths, { worker: startDigestWorker() });
-    expect(outcomes).toHaveLength(paths.length);
-    for (const [i, outcome] of outcomes.entries()) {
+    const digests = await digestFiles(paths, { worker: startDigestWorker() });
+    expect(digests.length).toBe(paths.length);
+    for (let i = 0; i < paths.length; i += 1) {
+      const outcome = digests.at(i);
       if (i % 97 === 0) {
         // Gone, wherever the thread that claimed it: reported with its code.
         expect(outcome).toMatchObject({ kind: 'failed', errno: 'ENOENT' });
@@ -58,11 +59,11 @@ describe('digestFiles() on two threads', () => {
     writeFileSync(join(dir, 'small'), 'ok');
     const names = ['link', 'folder', 'fifo', 'large', 'small'];
     for (const worker of ['never', startDigestWorker()] as const) {
-      const outcomes = await digestFiles(
+      const digests = await digestFiles(
         names.map((n) => join(dir, n)),
         { worker },
       );
-      expect(outcomes).toEqual([
+      expect(names.map((_, i) => digests.at(i))).toEqual([
         { kind: 'failed', errno: 'ELOOP', message: expect.any(String) },
         { kind: 'failed', errno: null, message: 'not a regular file' },
         { kind: 'failed', errno: null, message: 'not a regular file' },
@@ -78,6 +79,30 @@ describe('digestFiles() on two threads', () => {
     const worker = startDigestWorker();
     await worker.stop();
     await expect(digestFiles(paths, { worker })).rejects.toThrow(/digest worker exited/);
+  });
+});
+
+describe('Digests.allEqual()', () => {
+  it('is true only when every file was read and every digest is the one expected', async () => {
+    const spaces = makeTempSpaces();
+    const { paths, contents } = files(join(spaces.project, 'all'), 40);
+    const expected = contents.map((c) => sha(c));
+    const digests = await digestFiles(paths);
+    expect(digests.allEqual(expected)).toBe(true);
+    expect(digests.bytes).toBe(contents.reduce((n, c) => n + Buffer.byteLength(c), 0));
+    const changed = [...expected];
+    changed[17] = sha('other');
+    expect(digests.allEqual(changed)).toBe(false);
+    expect(digests.allEqual(expected.slice(1))).toBe(false);
+    expect(digests.allEqual(expected.map((h, i) => (i === 3 ? `${h.slice(0, 63)}g` : h)))).toBe(
+      false,
+    );
+    expect(digests.allEqual(expected.map((h, i) => (i === 3 ? h.slice(0, 62) : h)))).toBe(false);
+    expect(digests.allEqual(expected.map((h, i) => (i === 3 ? h.toUpperCase() : h)))).toBe(false);
+    rmSync(paths[5] as string);
+    const gone = await digestFiles(paths);
+    expect(gone.allEqual(expected)).toBe(false);
+    expect(gone.at(5)).toMatchObject({ kind: 'failed', errno: 'ENOENT' });
   });
 });
 
