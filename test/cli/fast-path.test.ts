@@ -1,6 +1,6 @@
 /**
  * The argument fast path (src/cli/fast-path.ts) runs `rye verify-file`,
- * `rye verify` and `rye execute tool` without commander. It must never answer
+ * `rye verify`, `rye execute tool` and `rye bundle verify` without commander. It must never answer
  * differently: every command line below runs through main() (fast path when
  * recognised) and through commander alone, and the exit code, stdout and
  * stderr must be the same, for successes, refusals and usage errors alike.
