@@ -33,6 +33,13 @@ export interface HashedFile extends CollectedFile {
 /** Called after each file: files done so far, the total, and the bytes read so far. */
 export type ProgressFn = (done: number, total: number, bytes?: number) => void;
 
+/**
+ * How bundle files are opened for hashing: never through a final link
+ * (ELOOP), and a FIFO cannot block the read (O_NONBLOCK).
+ */
+export const READ_NO_FOLLOW =
+  constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0);
+
 /** Files read at once: enough to keep the thread pool and the disk busy. */
 export const READ_CONCURRENCY = 32;
 /** Larger files are streamed (and are never items: items are capped at this size). */
@@ -72,10 +79,7 @@ export async function readDigest(
 async function streamDigest(absolutePath: string): Promise<ReadDigest> {
   let handle;
   try {
-    handle = await open(
-      absolutePath,
-      constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0),
-    );
+    handle = await open(absolutePath, READ_NO_FOLLOW);
   } catch (error) {
     throw withErrno(absolutePath, error);
   }
@@ -151,10 +155,7 @@ const SYNC_BATCH = 256;
 function readDigestSync(absolutePath: string, keepBytes = true): ReadDigest | undefined {
   let fd: number;
   try {
-    fd = openSync(
-      absolutePath,
-      constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0),
-    );
+    fd = openSync(absolutePath, READ_NO_FOLLOW);
   } catch (error) {
     throw withErrno(absolutePath, error);
   }

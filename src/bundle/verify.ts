@@ -16,25 +16,13 @@ import { SPACE_NAMES, aiDir, type SpaceName, type Spaces } from '../items/index.
 import { decodeText, mapLimit, pathExists, readFileCapped } from '../platform/index.js';
 import { isNodeModulesPath } from './bundle-lane.js';
 import { walkBundlePaths } from './collect.js';
-import {
-  digestFiles,
-  startDigestWorker,
-  workerPays,
-  WORKER_MIN_FILES,
-  type DigestWorker,
-} from './digest-pool.js';
+import { digestFiles } from './digest-files.js';
 import { READ_CONCURRENCY, readDigest, unreadableFile, type ProgressFn } from './hash-files.js';
 import { inlineSignatureFailure } from './inline-signature.js';
 import { MAX_MANIFEST_BYTES, parseManifest } from './manifest-parse.js';
 import { bundleManifestPath, comparePaths } from './manifest-path.js';
 import { manifestScopeProblem } from './manifest-scope.js';
 import type { ManifestEntry } from './types.js';
-
-/**
- * A manifest this large lists at least {@link WORKER_MIN_FILES} files (an entry
- * takes ~90 bytes at the least): start the digest worker before parsing it.
- */
-const EARLY_WORKER_BYTES = WORKER_MIN_FILES * 90;
 
 export interface VerifyBundleInput {
   readonly spaces: Spaces;
@@ -88,31 +76,10 @@ export interface BundleReport {
  *   FILE_UNREADABLE / FILE_TOO_LARGE (I/O).
  */
 export async function verifyBundle(input: VerifyBundleInput): Promise<BundleReport> {
-  const { spaces, bundleId } = input;
+  const { spaces, bundleId, trust } = input;
   const found = await findManifest(spaces, bundleId);
   const { space, path } = found;
   const bytes = await readFileCapped(path, MAX_MANIFEST_BYTES);
-  // A large manifest means many files to hash: a worker starts now, while the
-  // manifest is checked and parsed. It reads nothing until it is handed the
-  // files of a manifest that verified; otherwise it is stopped unused.
-  const early =
-    bytes.length >= EARLY_WORKER_BYTES && workerPays(Infinity) ? startDigestWorker() : undefined;
-  try {
-    return await verifyManifestBytes(input, space, path, bytes, early);
-  } finally {
-    await early?.stop();
-  }
-}
-
-/** {@link verifyBundle} once the manifest's bytes are read. */
-async function verifyManifestBytes(
-  input: VerifyBundleInput,
-  space: SpaceName,
-  path: string,
-  bytes: Buffer,
-  early: DigestWorker | undefined,
-): Promise<BundleReport> {
-  const { spaces, bundleId, trust } = input;
   const files: BundleFileReport = {
     ok: [],
     missing: [],
@@ -172,7 +139,7 @@ async function verifyManifestBytes(
     nodeModules: [...manifest.files.keys()].some(isNodeModulesPath),
   });
   walking.catch(() => undefined); // awaited below, unless the hashing throws first
-  await checkListedFiles(base, manifest.files, trust, files, input.onProgress, early);
+  await checkListedFiles(base, manifest.files, trust, files, input.onProgress);
   const walked = await walking;
   for (const rel of [...walked.files, ...walked.strays]) {
     if (!manifest.files.has(rel)) files.unlisted.push(rel);
@@ -199,7 +166,6 @@ async function checkListedFiles(
   trust: TrustSet,
   files: BundleFileReport,
   onProgress: ProgressFn | undefined,
-  worker: DigestWorker | undefined,
 ): Promise<void> {
   const realDirs = new Map<string, string | null>();
   const plain: ListedFile[] = [];
@@ -218,15 +184,9 @@ async function checkListedFiles(
   const skipped = total - plain.length - signed.length;
   const digests = await digestFiles(
     plain.map((f) => f.absolute),
-    {
-      worker: worker !== undefined && workerPays(plain.length) ? worker : 'never',
-      ...(onProgress === undefined
-        ? {}
-        : {
-            onProgress: (done: number, _n: number, bytes: number) =>
-              onProgress(skipped + done, total, bytes),
-          }),
-    },
+    onProgress === undefined
+      ? undefined
+      : (done, _n, bytes) => onProgress(skipped + done, total, bytes),
   );
   const read = { bytes: digests.bytes };
   if (digests.allEqual(plain.map((f) => f.entry.sha256))) {

@@ -6,7 +6,13 @@ export { computeContentHash } from './content-hash.js';
 export { jsonNodeToValue, parseJsonAst, tryParseJsonAst } from './json-ast.js';
 export type { JsonNode, JsonObjectNode } from './json-ast.js';
 export { readJsonSignature, writeJsonSignature } from './json-signature.js';
-export { hexDigestsEqual, normalizeNewlines, sha256Hasher, sha256Hex } from './hash.js';
+export {
+  hexDigestsEqual,
+  normalizeNewlines,
+  sha256Bytes,
+  sha256Hasher,
+  sha256Hex,
+} from './hash.js';
 export type { Sha256Hasher } from './hash.js';
 export { directiveSpan, toolHashedText } from './hashed-content.js';
 export type { Coverage } from './hashed-content.js';

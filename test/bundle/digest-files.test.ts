@@ -4,7 +4,7 @@ import { mkdirSync, rmSync, symlinkSync, truncateSync, writeFileSync } from 'nod
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createBundle, verifyBundle } from '../../src/bundle/index.js';
-import { digestFiles, startDigestWorker, WORKER_MIN_FILES } from '../../src/bundle/digest-pool.js';
+import { digestFiles } from '../../src/bundle/digest-files.js';
 import { MAX_ITEM_BYTES } from '../../src/platform/index.js';
 import { makeSigner } from '../helpers/keys.js';
 import { makeTempSpaces } from '../helpers/temp-space.js';
@@ -26,16 +26,16 @@ function files(dir: string, count: number, gapEvery = 0): { paths: string[]; con
   return { paths, contents };
 }
 
-describe('digestFiles() on two threads', () => {
-  it('digests every file in input order, with the worker sharing the work', async () => {
+describe('digestFiles()', () => {
+  it('digests every file in input order, reporting each one that is gone', async () => {
     const spaces = makeTempSpaces();
     const { paths, contents } = files(join(spaces.project, 'many'), 3000, 97);
-    const digests = await digestFiles(paths, { worker: startDigestWorker() });
+    const progress: number[] = [];
+    const digests = await digestFiles(paths, (done: number) => progress.push(done));
     expect(digests.length).toBe(paths.length);
     for (let i = 0; i < paths.length; i += 1) {
       const outcome = digests.at(i);
       if (i % 97 === 0) {
-        // Gone, wherever the thread that claimed it: reported with its code.
         expect(outcome).toMatchObject({ kind: 'failed', errno: 'ENOENT' });
       } else {
         expect(outcome).toEqual({
@@ -45,6 +45,8 @@ describe('digestFiles() on two threads', () => {
         });
       }
     }
+    // Reported between batches, and once at the end.
+    expect(progress).toEqual([...Array.from({ length: 11 }, (_, i) => (i + 1) * 256), 3000]);
   });
 
   it('never follows a final link, refuses what is not a regular file without blocking, and leaves a large file unread', async () => {
@@ -58,11 +60,8 @@ describe('digestFiles() on two threads', () => {
     truncateSync(join(dir, 'large'), MAX_ITEM_BYTES + 1);
     writeFileSync(join(dir, 'small'), 'ok');
     const names = ['link', 'folder', 'fifo', 'large', 'small'];
-    for (const worker of ['never', startDigestWorker()] as const) {
-      const digests = await digestFiles(
-        names.map((n) => join(dir, n)),
-        { worker },
-      );
+    {
+      const digests = await digestFiles(names.map((n) => join(dir, n)));
       expect(names.map((_, i) => digests.at(i))).toEqual([
         { kind: 'failed', errno: 'ELOOP', message: expect.any(String) },
         { kind: 'failed', errno: null, message: 'not a regular file' },
@@ -71,14 +70,6 @@ describe('digestFiles() on two threads', () => {
         { kind: 'digest', sha256: sha('ok'), size: 2 },
       ]);
     }
-  });
-
-  it('fails, rather than report files as unread, when the worker is gone', async () => {
-    const spaces = makeTempSpaces();
-    const { paths } = files(join(spaces.project, 'dead'), 50);
-    const worker = startDigestWorker();
-    await worker.stop();
-    await expect(digestFiles(paths, { worker })).rejects.toThrow(/digest worker exited/);
   });
 });
 
@@ -106,12 +97,12 @@ describe('Digests.allEqual()', () => {
   });
 });
 
-describe('verifyBundle() of a bundle large enough for the worker', () => {
-  it('reports tampered, missing, linked and unlisted files exactly as one thread does', async () => {
+describe('verifyBundle() of a large bundle', () => {
+  it('reports tampered, missing, linked and unlisted files among 1,200', async () => {
     const spaces = makeTempSpaces();
     const { signer, trust } = makeSigner();
     const app = join(spaces.project, 'big');
-    const { paths } = files(join(app, 'a'), WORKER_MIN_FILES + 200);
+    const { paths } = files(join(app, 'a'), 1200);
     files(join(app, 'b'), 5);
     await createBundle({
       spaces,
@@ -136,6 +127,6 @@ describe('verifyBundle() of a bundle large enough for the worker', () => {
     ]);
     expect(report.files.missing).toEqual(['big/a/f700.txt']);
     expect(report.files.unlisted).toEqual(['big/a/planted.txt', 'big/b']);
-    expect(report.counts.ok).toBe(WORKER_MIN_FILES + 200 - 2);
+    expect(report.counts.ok).toBe(1200 - 2);
   });
 });
