@@ -19,6 +19,8 @@
 // - Imports through a domain's door go straight to the module behind it
 //   (scripts/cli-bundle-doors.mjs): a command loads the modules it uses, not
 //   every module behind each door it names.
+// - Node built-ins are loaded through require, not import: an ESM import of
+//   one builds a facade that reads all its exports (scripts/cli-bundle-builtins.mjs).
 // - Third-party code copied into the bundle keeps its licence: every package
 //   the bundle holds has its licence text in dist/cli/THIRD-PARTY-LICENSES.txt.
 import { build } from 'esbuild';
@@ -27,6 +29,7 @@ import { dirname, extname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { isDeepStrictEqual } from 'node:util';
 import { bodyWithoutSignature } from '../dist/src/index.js';
+import { builtinsThroughRequire } from './cli-bundle-builtins.mjs';
 import { doorsToModules, throughDoors } from './cli-bundle-doors.mjs';
 import { metadataKey } from '../dist/src/items/metadata/precompiled-yaml.js';
 import { readToolYaml } from '../dist/src/items/metadata/tool-metadata.js';
@@ -104,6 +107,11 @@ for (const [name, splitting] of Object.entries(FAST_RUNNERS))
   );
 const metafile = mergeMetafiles([main.metafile, ...fast.map((b) => b.metafile)]);
 checkRelativeImports(metafile);
+for (const output of Object.keys(metafile.outputs)) {
+  if (!output.endsWith('.js')) continue;
+  const path = join(root, output);
+  writeFileSync(path, builtinsThroughRequire(readFileSync(path, 'utf8'), output));
+}
 
 if (process.env.RYE_CLI_METAFILE)
   writeFileSync(process.env.RYE_CLI_METAFILE, JSON.stringify(metafile));
