@@ -24,13 +24,14 @@
 // - Third-party code copied into the bundle keeps its licence: every package
 //   the bundle holds has its licence text in dist/cli/THIRD-PARTY-LICENSES.txt.
 import { build } from 'esbuild';
-import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, extname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { isDeepStrictEqual } from 'node:util';
 import { bodyWithoutSignature } from '../dist/src/index.js';
 import { builtinsThroughRequire } from './cli-bundle-builtins.mjs';
 import { doorsToModules, throughDoors } from './cli-bundle-doors.mjs';
+import { mergeStaticChunks } from './cli-bundle-merge.mjs';
 import { metadataKey } from '../dist/src/items/metadata/precompiled-yaml.js';
 import { readToolYaml } from '../dist/src/items/metadata/tool-metadata.js';
 
@@ -107,18 +108,27 @@ for (const [name, splitting] of Object.entries(FAST_RUNNERS))
   );
 const metafile = mergeMetafiles([main.metafile, ...fast.map((b) => b.metafile)]);
 checkRelativeImports(metafile);
-for (const output of Object.keys(metafile.outputs)) {
-  if (!output.endsWith('.js')) continue;
-  const path = join(root, output);
-  writeFileSync(path, builtinsThroughRequire(readFileSync(path, 'utf8'), output));
+// `rye execute tool` loads its runner as one file, not ten (scripts/cli-bundle-merge.mjs).
+const merged = await mergeStaticChunks({
+  root,
+  metafile,
+  entry: 'dist/cli/fast/execute.js',
+  dir: 'dist/cli/fast',
+  banner: common.banner.js,
+  external: EXTERNAL,
+});
+checkImportsResolve(join(outdir, 'fast'));
+for (const path of walk(outdir)) {
+  if (!path.endsWith('.js')) continue;
+  writeFileSync(path, builtinsThroughRequire(readFileSync(path, 'utf8'), relative(root, path)));
 }
 
 if (process.env.RYE_CLI_METAFILE)
   writeFileSync(process.env.RYE_CLI_METAFILE, JSON.stringify(metafile));
 writeFileSync(join(outdir, 'THIRD-PARTY-LICENSES.txt'), licences(metafile));
-const files = Object.keys(metafile.outputs).length;
+const files = [...walk(outdir)].filter((p) => p.endsWith('.js')).length;
 console.log(
-  `cli bundle: ${files} files in ${relative(root, outdir)}, ${Object.keys(precompiled).length} system YAML tools precompiled`,
+  `cli bundle: ${files} files in ${relative(root, outdir)}${merged === 0 ? '' : ` (the execute runner with its ${merged} chunks in one file)`}, ${Object.keys(precompiled).length} system YAML tools precompiled`,
 );
 
 /**
@@ -180,6 +190,22 @@ function checkRelativeImports(meta) {
       if (!written.has(target))
         throw new Error(`${output} imports ${i.path}, which no CLI build wrote`);
     }
+}
+
+/** Every relative import in the files under `dir` (after merging) names a file that exists. */
+function checkImportsResolve(dir) {
+  // Imports as esbuild prints them: `} from "./x.js";` ends a multi-line one,
+  // a dynamic one is double-quoted (a comment's `import('./x')` is not matched).
+  const IMPORT =
+    /^(?:import|export|\}).* from (["'])(\.{1,2}\/[^"']+)\1;$|^import (["'])(\.{1,2}\/[^"']+)\3;$|[^\w.]import\(()"(\.{1,2}\/[^"]+)"\)/gm;
+  for (const path of walk(dir)) {
+    if (!path.endsWith('.js')) continue;
+    for (const match of readFileSync(path, 'utf8').matchAll(IMPORT)) {
+      const specifier = match[2] ?? match[4] ?? match[6];
+      if (!existsSync(resolve(dirname(path), specifier)))
+        throw new Error(`${relative(root, path)} imports ${specifier}, which does not exist`);
+    }
+  }
 }
 
 /** One metafile from several builds' (inputs and outputs by path). */
