@@ -108,6 +108,7 @@ for (const [name, splitting] of Object.entries(FAST_RUNNERS))
   );
 const metafile = mergeMetafiles([main.metafile, ...fast.map((b) => b.metafile)]);
 checkRelativeImports(metafile);
+dropHelperOnlyImports(metafile);
 // `rye execute tool` loads its runner as one file, not ten (scripts/cli-bundle-merge.mjs).
 const merged = await mergeStaticChunks({
   root,
@@ -190,6 +191,28 @@ function checkRelativeImports(meta) {
       if (!written.has(target))
         throw new Error(`${output} imports ${i.path}, which no CLI build wrote`);
     }
+}
+
+/**
+ * Removes each bare `import "./chunk.js";` of a chunk that holds esbuild's
+ * helpers alone (no input of ours): such a chunk only declares functions, so
+ * importing it for effect does nothing but load a file (main.js did, for every
+ * command). A file that uses a helper imports it by name and still loads it.
+ */
+function dropHelperOnlyImports(meta) {
+  for (const [output, { imports }] of Object.entries(meta.outputs)) {
+    if (!output.endsWith('.js')) continue;
+    const path = join(root, output);
+    let text = readFileSync(path, 'utf8');
+    for (const i of imports) {
+      if (i.kind !== 'import-statement' || i.external) continue;
+      if (Object.keys(meta.outputs[i.path]?.inputs ?? { unknown: 1 }).length > 0) continue;
+      let specifier = relative(dirname(path), join(root, i.path)).split(sep).join('/');
+      if (!specifier.startsWith('.')) specifier = `./${specifier}`;
+      text = text.replace(`\nimport ${JSON.stringify(specifier)};\n`, '\n');
+    }
+    writeFileSync(path, text);
+  }
 }
 
 /** Every relative import in the files under `dir` (after merging) names a file that exists. */
