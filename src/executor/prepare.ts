@@ -94,9 +94,8 @@ export async function prepareRun(
       systemSpace: spaces.system,
       paramsJson: '',
     }),
-    // Resolving tsx costs ~2 ms: only when a verified element can name it
-    // (templates come from chain metadata only, and a name in a decoded
-    // string shows verbatim in its JSON).
+    // Resolving tsx costs ~2 ms: only when a verified element's metadata (where
+    // every template comes from) can name it; a Python tool's chain cannot.
     ...(mentionsTsLoader(chain) ? { ts_loader: tsLoaderUrl() } : {}),
   };
   const applied = anchorConfig !== null && anchorApplies(anchorConfig, vars.tool_dir);
