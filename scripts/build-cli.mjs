@@ -19,15 +19,19 @@
 // - Imports through a domain's door go straight to the module behind it
 //   (scripts/cli-bundle-doors.mjs): a command loads the modules it uses, not
 //   every module behind each door it names.
+// - Node built-ins are loaded through require, not import: an ESM import of
+//   one builds a facade that reads all its exports (scripts/cli-bundle-builtins.mjs).
 // - Third-party code copied into the bundle keeps its licence: every package
 //   the bundle holds has its licence text in dist/cli/THIRD-PARTY-LICENSES.txt.
 import { build } from 'esbuild';
-import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, extname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { isDeepStrictEqual } from 'node:util';
 import { bodyWithoutSignature } from '../dist/src/index.js';
+import { builtinsThroughRequire } from './cli-bundle-builtins.mjs';
 import { doorsToModules, throughDoors } from './cli-bundle-doors.mjs';
+import { mergeStaticChunks } from './cli-bundle-merge.mjs';
 import { metadataKey } from '../dist/src/items/metadata/precompiled-yaml.js';
 import { readToolYaml } from '../dist/src/items/metadata/tool-metadata.js';
 
@@ -104,13 +108,28 @@ for (const [name, splitting] of Object.entries(FAST_RUNNERS))
   );
 const metafile = mergeMetafiles([main.metafile, ...fast.map((b) => b.metafile)]);
 checkRelativeImports(metafile);
+dropHelperOnlyImports(metafile);
+// `rye execute tool` loads its runner as one file, not ten (scripts/cli-bundle-merge.mjs).
+const merged = await mergeStaticChunks({
+  root,
+  metafile,
+  entry: 'dist/cli/fast/execute.js',
+  dir: 'dist/cli/fast',
+  banner: common.banner.js,
+  external: EXTERNAL,
+});
+checkImportsResolve(join(outdir, 'fast'));
+for (const path of walk(outdir)) {
+  if (!path.endsWith('.js')) continue;
+  writeFileSync(path, builtinsThroughRequire(readFileSync(path, 'utf8'), relative(root, path)));
+}
 
 if (process.env.RYE_CLI_METAFILE)
   writeFileSync(process.env.RYE_CLI_METAFILE, JSON.stringify(metafile));
 writeFileSync(join(outdir, 'THIRD-PARTY-LICENSES.txt'), licences(metafile));
-const files = Object.keys(metafile.outputs).length;
+const files = [...walk(outdir)].filter((p) => p.endsWith('.js')).length;
 console.log(
-  `cli bundle: ${files} files in ${relative(root, outdir)}, ${Object.keys(precompiled).length} system YAML tools precompiled`,
+  `cli bundle: ${files} files in ${relative(root, outdir)}${merged === 0 ? '' : ` (the execute runner with its ${merged} chunks in one file)`}, ${Object.keys(precompiled).length} system YAML tools precompiled`,
 );
 
 /**
@@ -172,6 +191,44 @@ function checkRelativeImports(meta) {
       if (!written.has(target))
         throw new Error(`${output} imports ${i.path}, which no CLI build wrote`);
     }
+}
+
+/**
+ * Removes each bare `import "./chunk.js";` of a chunk that holds esbuild's
+ * helpers alone (no input of ours): such a chunk only declares functions, so
+ * importing it for effect does nothing but load a file (main.js did, for every
+ * command). A file that uses a helper imports it by name and still loads it.
+ */
+function dropHelperOnlyImports(meta) {
+  for (const [output, { imports }] of Object.entries(meta.outputs)) {
+    if (!output.endsWith('.js')) continue;
+    const path = join(root, output);
+    let text = readFileSync(path, 'utf8');
+    for (const i of imports) {
+      if (i.kind !== 'import-statement' || i.external) continue;
+      if (Object.keys(meta.outputs[i.path]?.inputs ?? { unknown: 1 }).length > 0) continue;
+      let specifier = relative(dirname(path), join(root, i.path)).split(sep).join('/');
+      if (!specifier.startsWith('.')) specifier = `./${specifier}`;
+      text = text.replace(`\nimport ${JSON.stringify(specifier)};\n`, '\n');
+    }
+    writeFileSync(path, text);
+  }
+}
+
+/** Every relative import in the files under `dir` (after merging) names a file that exists. */
+function checkImportsResolve(dir) {
+  // Imports as esbuild prints them: `} from "./x.js";` ends a multi-line one,
+  // a dynamic one is double-quoted (a comment's `import('./x')` is not matched).
+  const IMPORT =
+    /^(?:import|export|\}).* from (["'])(\.{1,2}\/[^"']+)\1;$|^import (["'])(\.{1,2}\/[^"']+)\3;$|[^\w.]import\(()"(\.{1,2}\/[^"]+)"\)/gm;
+  for (const path of walk(dir)) {
+    if (!path.endsWith('.js')) continue;
+    for (const match of readFileSync(path, 'utf8').matchAll(IMPORT)) {
+      const specifier = match[2] ?? match[4] ?? match[6];
+      if (!existsSync(resolve(dirname(path), specifier)))
+        throw new Error(`${relative(root, path)} imports ${specifier}, which does not exist`);
+    }
+  }
 }
 
 /** One metafile from several builds' (inputs and outputs by path). */

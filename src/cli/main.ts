@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import type { CliIo } from './context.js';
 import { parseFastArgv } from './fast-path.js';
-import { guardedWriter } from './pipe.js';
+import { guardedWriter, lazyGuardedWriter } from './pipe.js';
 import type { Runner } from './runner.js';
 
 /** The version `rye --version` prints. */
@@ -132,13 +132,16 @@ export const COMMANDS: readonly LazyCommand[] = [
 
 /** The process's own streams and environment; output to a closed pipe is dropped quietly. */
 export function processIo(): CliIo {
-  const stderr = guardedWriter(process.stderr);
+  // process.stderr is made when first used: most runs never write to it.
+  const stderr = lazyGuardedWriter(() => process.stderr);
   return {
     stdout: guardedWriter(process.stdout, stderr),
     stderr,
     env: process.env,
     cwd: process.cwd(),
-    stderrIsTTY: process.stderr.isTTY === true,
+    get stderrIsTTY() {
+      return process.stderr.isTTY === true;
+    },
     // A getter: process.stdin builds a stream (a socket for a pipe) on first touch,
     // which only the commands that read stdin or prompt should pay for.
     get stdinIsTTY() {

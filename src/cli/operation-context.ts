@@ -3,6 +3,9 @@ import { commandAuthority } from './authority.js';
 import type { CommandContext } from './context.js';
 
 /** The operations' context for a command: its spaces, the process env, and its authority. */
-export function operationContext(ctx: CommandContext, caps: string | undefined): OperationContext {
-  return { spaces: ctx.spaces, env: ctx.io.env, authority: commandAuthority(ctx, caps) };
+export async function operationContext(
+  ctx: CommandContext,
+  caps: string | undefined,
+): Promise<OperationContext> {
+  return { spaces: ctx.spaces, env: ctx.io.env, authority: await commandAuthority(ctx, caps) };
 }

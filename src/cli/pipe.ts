@@ -41,3 +41,19 @@ export function guardedWriter(
     }
   };
 }
+
+/**
+ * {@link guardedWriter} over a stream made on the first write: process.stderr
+ * is built on first touch (a stream object, ~2 ms at start-up), which a
+ * command that never writes to it need not pay for.
+ */
+export function lazyGuardedWriter(
+  open: () => OutputStream,
+  report?: (message: string) => void,
+): (text: string) => void {
+  let write: ((text: string) => void) | undefined;
+  return (text) => {
+    write ??= guardedWriter(open(), report);
+    write(text);
+  };
+}

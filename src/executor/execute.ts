@@ -12,7 +12,6 @@ import { PRIMITIVES } from './primitive-config.js';
 import { loadDotenvTrust } from './project-dotenv.js';
 import { cacheDirOf, materializeSnapshot } from './snapshot.js';
 import { planSnapshot } from './snapshot-plan.js';
-import { runHttpRequest } from './primitives/http-client.js';
 import { runSubprocess } from './primitives/subprocess.js';
 import { planRun, type ExecutionPlan, type PrimitiveRequest } from './run-plan.js';
 import { interpretOutput } from './tool-output.js';
@@ -255,6 +254,8 @@ async function runPrimitive(
 ): Promise<Outcome> {
   const { files, roots, anchorPath, toolId, signal } = verified;
   if (run.kind === 'http') {
+    // Loaded on use: most tools run a subprocess and never need the HTTP client.
+    const { runHttpRequest } = await import('./primitives/http-client.js');
     try {
       const response = await runHttpRequest({ ...run.request, signal });
       if (response.status < 400) return { status: 'success', data: response };

@@ -94,7 +94,9 @@ export async function prepareRun(
       systemSpace: spaces.system,
       paramsJson: '',
     }),
-    ts_loader: tsLoaderUrl(),
+    // Resolving tsx costs ~2 ms: only when a verified element's metadata (where
+    // every template comes from) can name it; a Python tool's chain cannot.
+    ...(mentionsTsLoader(chain) ? { ts_loader: tsLoaderUrl() } : {}),
   };
   const applied = anchorConfig !== null && anchorApplies(anchorConfig, vars.tool_dir);
   if (applied) vars = { ...vars, anchor_path: resolveAnchorPath(anchorConfig, vars) };
@@ -131,6 +133,26 @@ export async function prepareRun(
     bundleFiles,
     bundleRoots,
   };
+}
+
+/**
+ * Whether any chain element's metadata holds the text `ts_loader` in a string
+ * or key: a superset of the elements whose templates reference `{ts_loader}`.
+ * The verified bytes are not searched (they may spell the name with escapes);
+ * a value of a kind not walked here counts as a mention.
+ */
+function mentionsTsLoader(chain: readonly ChainElement[]): boolean {
+  const mentions = (value: unknown): boolean => {
+    if (typeof value === 'string') return value.includes('ts_loader');
+    if (value === null || typeof value !== 'object') return false;
+    if (value instanceof Uint8Array) return false;
+    if (Array.isArray(value)) return value.some(mentions);
+    if (value instanceof Map) return [...value].some(([k, v]) => mentions(k) || mentions(v));
+    if (Object.getPrototypeOf(value) !== Object.prototype && Object.getPrototypeOf(value) !== null)
+      return true;
+    return Object.entries(value).some(([k, v]) => mentions(k) || mentions(v));
+  };
+  return chain.some((element) => mentions({ ...element, raw: undefined }));
 }
 
 async function lockFor(

@@ -3,7 +3,7 @@
  * valid signature by a trusted key, placed and hashed like a `#`-comment tool
  * file. Read once; the text verified is the text parsed.
  */
-import { lstat } from 'node:fs/promises';
+import { lstatSync } from 'node:fs';
 import { join } from 'node:path';
 import { RyeError } from '../errors/index.js';
 import {
@@ -118,7 +118,8 @@ export async function readProjectDotenv(
 ): Promise<ProjectDotenv> {
   const path = join(projectPath, DOTENV_FILE);
   try {
-    await lstat(path);
+    // Synchronous: checked on every run, where a thread-pool trip costs more than the call.
+    lstatSync(path);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { status: 'absent', path };
     throw unreadable(path, error);

@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
-import { readdir, stat } from 'node:fs/promises';
+import { readdirSync, statSync } from 'node:fs';
 import { basename, extname, join } from 'node:path';
 import { isRyeError, RyeError } from '../errors/index.js';
-import { decodeText, messageOf, readFileCapped, readTextFile } from '../platform/index.js';
+import { decodeText, messageOf, readFileCappedStatSync } from '../platform/index.js';
 import { parsePublicKey } from './keys.js';
 import { trustSetOf, type TrustedKey, type TrustSet } from './trust.js';
 import { MAX_TRUST_FILE_BYTES, parseTrustToml } from './trust-toml.js';
@@ -41,9 +41,13 @@ export interface TrustSnapshot {
  * kept with its error, so it still counts in the digest.
  */
 export async function readTrustSnapshot(dir: string): Promise<TrustSnapshot> {
+  // Synchronous: a folder of a few small files, read on every `rye execute`
+  // before the spawn, where each thread-pool trip costs more than the read.
   let names: string[];
   try {
-    names = (await readdir(dir)).filter((n) => n.endsWith('.toml')).sort(compareNames);
+    names = readdirSync(dir)
+      .filter((n) => n.endsWith('.toml'))
+      .sort(compareNames);
   } catch {
     return { dir, files: [] };
   }
@@ -52,7 +56,7 @@ export async function readTrustSnapshot(dir: string): Promise<TrustSnapshot> {
     try {
       files.push({
         name,
-        bytes: await readFileCapped(join(dir, name), MAX_TRUST_FILE_BYTES),
+        bytes: readFileCappedStatSync(join(dir, name), MAX_TRUST_FILE_BYTES),
         error: null,
       });
     } catch (error) {
@@ -128,8 +132,10 @@ export function mergeLoadedTrust(parts: readonly LoadedTrust[]): LoadedTrust {
 export async function loadExplicitTrust(paths: readonly string[]): Promise<TrustSet> {
   const keys: TrustedKey[] = [];
   for (const path of paths) {
-    const files = (await isDirectory(path))
-      ? (await readdir(path))
+    // Synchronous, like the stores: a few small files, each async call a
+    // thread-pool trip worth more than its read (`rye verify-file --trust`).
+    const files = isDirectory(path)
+      ? readdirSync(path)
           .filter((n) => ['.toml', '.pem'].includes(extname(n)))
           .sort()
           .map((n) => join(path, n))
@@ -153,7 +159,7 @@ const PEM_EXTENSIONS = new Set(['.pem', '.pub', '.key', '.crt']);
  * @throws RyeError KEY_INVALID, FILE_*, TRUST_FILE_INVALID, TRUST_FINGERPRINT_MISMATCH
  */
 export async function readTrustFile(path: string, owner?: string): Promise<TrustedKey> {
-  const text = await readTextFile(path, MAX_TRUST_FILE_BYTES);
+  const text = decodeText(readFileCappedStatSync(path, MAX_TRUST_FILE_BYTES), path);
   const pem =
     PEM_EXTENSIONS.has(extname(path).toLowerCase()) ||
     (text.includes('-----BEGIN') && !/^\s*fingerprint\s*=/m.test(text));
@@ -198,9 +204,9 @@ function parsePemKey(text: string, path: string): ReturnType<typeof parsePublicK
   }
 }
 
-async function isDirectory(path: string): Promise<boolean> {
+function isDirectory(path: string): boolean {
   try {
-    return (await stat(path)).isDirectory();
+    return statSync(path).isDirectory();
   } catch (error) {
     throw new RyeError(
       'FILE_UNREADABLE',

@@ -8,7 +8,7 @@
  * Written by rye only (atomically, mode 0600), read on every trust load.
  */
 import { RyeError, isRyeError } from '../errors/index.js';
-import { readTextFile } from '../platform/index.js';
+import { decodeText, readFileCappedStatSync } from '../platform/index.js';
 
 /** One approved project store. */
 export interface ProjectApproval {
@@ -79,7 +79,8 @@ export function formatApprovals(approvals: Approvals): string {
 export async function readApprovals(path: string): Promise<Approvals> {
   let text: string;
   try {
-    text = await readTextFile(path, MAX_APPROVALS_BYTES);
+    // Synchronous (readTextFile's steps): a small file read on every `rye execute`.
+    text = decodeText(readFileCappedStatSync(path, MAX_APPROVALS_BYTES), path);
   } catch (error) {
     if (isMissing(error)) return new Map();
     throw error;

@@ -4,7 +4,7 @@
  * store content for exactly that project folder (its real path); approvals
  * live in user space, never in the project, and approving copies no key.
  */
-import { realpath } from 'node:fs/promises';
+import { realpathSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { RyeError } from '../errors/index.js';
 import {
@@ -51,7 +51,13 @@ export interface ProjectTrust {
 
 /** The real path of a folder, or its absolute path when it does not exist. */
 export async function realFolder(path: string): Promise<string> {
-  return realpath(path).catch(() => resolve(path));
+  // realpathSync.native is the same libc realpath as fs/promises' realpath,
+  // without a thread-pool trip (three of them on every `rye execute`).
+  try {
+    return realpathSync.native(path);
+  } catch {
+    return resolve(path);
+  }
 }
 
 /** `<user>/.ai/trust/approved-projects.json`. */

@@ -1,11 +1,18 @@
 import type { Dirent } from 'node:fs';
-import { lstat, mkdir, readdir, realpath, rm } from 'node:fs/promises';
+import { lstatSync } from 'node:fs';
+import { mkdir, readdir, realpath, rm } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { RyeError, isRyeError } from '../errors/index.js';
 import type { ErrorCode } from '../errors/index.js';
 import { compareCodePoints } from '../integrity/index.js';
 import type { SpaceName, Spaces } from '../items/index.js';
-import { messageOf, readTextFile, relativeInside, writeFileAtomic } from '../platform/index.js';
+import {
+  decodeText,
+  messageOf,
+  readFileCappedStatSync,
+  relativeInside,
+  writeFileAtomic,
+} from '../platform/index.js';
 import { MAX_LOCKFILE_BYTES, parseLockfile } from './parse.js';
 import {
   LOCKFILE_SUFFIX,
@@ -215,7 +222,8 @@ export async function readLockfileAt(
 ): Promise<{ lockfile: Lockfile; text: string }> {
   let text: string;
   try {
-    text = await readTextFile(path, MAX_LOCKFILE_BYTES);
+    // Synchronous (readTextFile's steps): one small file, read before every spawn.
+    text = decodeText(readFileCappedStatSync(path, MAX_LOCKFILE_BYTES), path);
   } catch (error) {
     if (!isRyeError(error, 'FILE_TOO_LARGE') && !isRyeError(error, 'FILE_BINARY')) throw error;
     throw new RyeError('LOCKFILE_INVALID', error.message, { path }, { cause: error });
@@ -258,7 +266,7 @@ async function listDir(dir: string): Promise<Dirent[]> {
 /** What is at `path` without following a final symbolic link, or null. */
 async function entryKind(path: string): Promise<'file' | 'symlink' | 'other' | null> {
   try {
-    const info = await lstat(path);
+    const info = lstatSync(path);
     return info.isFile() ? 'file' : info.isSymbolicLink() ? 'symlink' : 'other';
   } catch (error) {
     if (isAbsent(error)) return null;

@@ -4,6 +4,7 @@ export {
   messageOf,
   pathExists,
   readFileCapped,
+  readFileCappedStatSync,
   readFileCappedSync,
   readOpenFileSync,
   readTextFile,

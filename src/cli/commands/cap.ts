@@ -46,7 +46,7 @@ export function capCommand(io: CliIo, run: Runner): Command {
         const parsed = parseCapsOption(options.caps, (path) =>
           readTextFileSync(resolve(io.cwd, path), 64 * 1024),
         );
-        const held = commandAuthority(ctx, undefined);
+        const held = await commandAuthority(ctx, undefined);
         const beyond = parsed.declared.filter((c) => !capSetCovers(held.caps, c));
         if (beyond.length > 0)
           throw new RyeError(

@@ -40,7 +40,7 @@ export async function detachedWorkerCommand(
   try {
     const job = parseWorkerJob(await readAllCapped(process.stdin, MAX_WORKER_JOB_BYTES));
     const caps = compileCaps(job.caps.map((c) => parseCapability(c)));
-    const authority = narrowAuthority(commandAuthority(ctx, undefined), caps, 'ceiling');
+    const authority = narrowAuthority(await commandAuthority(ctx, undefined), caps, 'ceiling');
     const result = await runRootThread(
       { spaces: ctx.spaces, env: ctx.io.env, authority },
       directiveId,

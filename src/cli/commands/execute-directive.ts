@@ -41,7 +41,7 @@ export async function planCommand(
   const limitOverrides = parseLimitOverrides(options.limit);
   const inputs = await readInputs(options.inputs, ctx.io.cwd);
   const plan = await planDirectiveOperation(
-    operationContext(ctx, options.caps),
+    await operationContext(ctx, options.caps),
     directiveId,
     inputs,
     { limitOverrides },

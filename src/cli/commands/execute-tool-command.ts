@@ -18,7 +18,7 @@ export async function executeToolRun(
   options: ExecuteOptions,
 ): Promise<number> {
   const { operationContext } = await import('../operation-context.js');
-  const opsCtx = operationContext(ctx, options.caps);
+  const opsCtx = await operationContext(ctx, options.caps);
   const params = await readParams(options, ctx.io.cwd);
   // Loaded on use: the other commands never pay for the executor's modules.
   const { executeThreadTool, executeTool, killRunningTools } =

@@ -27,7 +27,7 @@ export function loadCommand(io: CliIo, run: Runner): Command {
         const { loadOperation } = await import('../../threads/ops/index.js');
         const { operationContext } = await import('../operation-context.js');
         const item = await loadOperation(
-          operationContext(ctx, options.caps),
+          await operationContext(ctx, options.caps),
           { item_type: parseItemType(type), item_id: id },
           { allowXmlOnly: options.allowXmlOnly === true },
         );

@@ -33,7 +33,7 @@ export async function runDirectiveCommand(
   const interrupts = threadInterrupts(killRunningTools, ctx.io.stderr);
   let result: ThreadResult;
   try {
-    const ops = { ...operationContext(ctx, options.caps), signal: interrupts.signal };
+    const ops = { ...(await operationContext(ctx, options.caps)), signal: interrupts.signal };
     result = await runRootThread(ops, directiveId, inputs, {
       limits: options.limit,
       ...(ctx.json ? {} : { onProgress: (line: string) => ctx.io.stderr(`${line}\n`) }),
@@ -67,7 +67,7 @@ export async function spawnDirectiveCommand(
   const { operationContext } = await import('../operation-context.js');
   refuseUnderThreadToken(ctx, directiveId);
   const { thread_id } = await spawnRootThread(
-    operationContext(ctx, options.caps),
+    await operationContext(ctx, options.caps),
     directiveId,
     inputs,
     { limits: options.limit },

@@ -37,7 +37,7 @@ export function searchCommand(io: CliIo, run: Runner): Command {
         const { searchItems } = await import('../../threads/catalog/index.js');
         const { allowed } = await import('../../threads/capabilities/index.js');
         const { operationContext } = await import('../operation-context.js');
-        const { authority } = operationContext(ctx, options.caps);
+        const { authority } = await operationContext(ctx, options.caps);
         const results = await searchItems({
           project: ctx.spaces.project,
           env: io.env,

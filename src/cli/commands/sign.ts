@@ -24,7 +24,7 @@ export function signCommand(io: CliIo, run: Runner): Command {
           // The sign operation refuses system space (SPACE_READ_ONLY) before anything is read.
           const { signOperation } = await import('../../threads/ops/index.js');
           const { operationContext } = await import('../operation-context.js');
-          const report = await signOperation(operationContext(ctx, options.caps), {
+          const report = await signOperation(await operationContext(ctx, options.caps), {
             itemType,
             pattern,
             space,

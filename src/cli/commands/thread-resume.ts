@@ -32,7 +32,7 @@ export async function resumeCommand(
   const interrupts = threadInterrupts(killRunningTools, ctx.io.stderr);
   const result = await resumeThread({
     projectRoot: ctx.spaces.project,
-    ops: operationContext(ctx, options.caps),
+    ops: await operationContext(ctx, options.caps),
     threadId,
     message,
     signer: await readSigner(keyDir(ctx.spaces)),

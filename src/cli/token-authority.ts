@@ -1,0 +1,40 @@
+import { existsSync } from 'node:fs';
+import {
+  authorityOf,
+  isCeilingToken,
+  localTokenTrust,
+  verifyCeilingToken,
+  verifyPresented,
+  type Authority,
+} from '../threads/capabilities/index.js';
+import { RegistryDb, registryDbPath } from '../threads/store/index.js';
+import type { CommandContext } from './context.js';
+
+/**
+ * The authority of a `RYE_CAP_TOKEN`. A root-only ceiling token (`rye cap
+ * mint`, naming no thread) is checked against the user key and the revocation
+ * list; a thread's token (a tool launched by a thread) against the user key,
+ * this project's audience and the thread registry, which must vouch for its
+ * jti as the current token of a running thread (THREADS.md §4). Which check
+ * applies is read from the token itself; both verify every block.
+ */
+export function tokenAuthority(ctx: CommandContext, raw: string): Authority {
+  const token = raw.trim();
+  if (isCeilingToken(token))
+    return authorityOf(verifyCeilingToken(token, ctx.spaces).caps, 'token');
+  const trust = localTokenTrust(ctx.spaces);
+  const dbPath = registryDbPath(ctx.spaces.project);
+  // No registry: no thread of this project ever held a token, so none is current.
+  if (!existsSync(dbPath))
+    return authorityOf(verifyPresented(token, trust, () => undefined, Date.now()).caps, 'token');
+  // The registry vouches for the jti: the current token of a thread still running.
+  const registry = RegistryDb.open(dbPath);
+  try {
+    return authorityOf(
+      verifyPresented(token, trust, (jti) => registry.byJti(jti), Date.now()).caps,
+      'token',
+    );
+  } finally {
+    registry.close();
+  }
+}
