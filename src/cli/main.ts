@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import type { CliIo } from './context.js';
 import { parseFastArgv } from './fast-path.js';
-import { guardedWriter, lazyGuardedWriter } from './pipe.js';
+import { descriptorWriter, lazyGuardedWriter } from './pipe.js';
 import type { Runner } from './runner.js';
 
 /** The version `rye --version` prints. */
@@ -135,7 +135,8 @@ export function processIo(): CliIo {
   // process.stderr is made when first used: most runs never write to it.
   const stderr = lazyGuardedWriter(() => process.stderr);
   return {
-    stdout: guardedWriter(process.stdout, stderr),
+    // Written to descriptor 1 directly: process.stdout is built only if that fails.
+    stdout: descriptorWriter(1, () => process.stdout, stderr),
     stderr,
     env: process.env,
     cwd: process.cwd(),

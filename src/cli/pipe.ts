@@ -1,3 +1,5 @@
+import { writeSync } from 'node:fs';
+
 /**
  * Output to a pipe whose reader may be gone (`rye … | head -1`). Node reports
  * a write to a closed pipe as an `error` event (EPIPE), which ends the process
@@ -8,7 +10,7 @@
 
 /** What a writer needs from a stream (process.stdout, process.stderr, a test double). */
 export interface OutputStream {
-  write(text: string): unknown;
+  write(text: string | Uint8Array): unknown;
   on(event: 'error', listener: (error: NodeJS.ErrnoException) => void): unknown;
   readonly destroyed?: boolean;
   readonly writableEnded?: boolean;
@@ -25,7 +27,7 @@ const CLOSED = new Set(['EPIPE', 'ERR_STREAM_DESTROYED', 'ERR_STREAM_WRITE_AFTER
 export function guardedWriter(
   stream: OutputStream,
   report: (message: string) => void = () => undefined,
-): (text: string) => void {
+): (text: string | Uint8Array) => void {
   let closed = false;
   stream.on('error', (error) => {
     if (!closed && !CLOSED.has(error.code ?? ''))
@@ -55,5 +57,42 @@ export function lazyGuardedWriter(
   return (text) => {
     write ??= guardedWriter(open(), report);
     write(text);
+  };
+}
+
+/**
+ * A writer straight to a file descriptor (`fs.writeSync`), with no stream
+ * object: building process.stdout for a pipe loads the `net` module (~2 ms of
+ * every command's start-up). Writes stay synchronous, as process.stdout's are
+ * to files and pipes on POSIX. After EPIPE (the reader is gone) writes are
+ * dropped, as {@link guardedWriter} does; a descriptor that would block
+ * (EAGAIN: a pipe someone made non-blocking) or fails otherwise hands what is
+ * left of that write and every later one to the stream `open` makes.
+ */
+export function descriptorWriter(
+  fd: number,
+  open: () => OutputStream,
+  report?: (message: string) => void,
+): (text: string) => void {
+  let closed = false;
+  let stream: ((text: string | Uint8Array) => void) | undefined;
+  return (text) => {
+    if (closed) return;
+    if (stream !== undefined) {
+      stream(text);
+      return;
+    }
+    const bytes = Buffer.from(text, 'utf8');
+    let at = 0;
+    try {
+      while (at < bytes.length) at += writeSync(fd, bytes, at);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'EPIPE') {
+        closed = true;
+        return;
+      }
+      stream = guardedWriter(open(), report);
+      stream(bytes.subarray(at));
+    }
   };
 }

@@ -1,7 +1,9 @@
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { EventEmitter } from 'node:events';
+import { closeSync, constants, openSync, readFileSync, readSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { guardedWriter } from '../../src/cli/pipe.js';
+import { descriptorWriter, guardedWriter, type OutputStream } from '../../src/cli/pipe.js';
 import { RYE_BIN } from '../helpers/cli.js';
 import { makeTempSpaces } from '../helpers/temp-space.js';
 
@@ -85,5 +87,78 @@ describe('guardedWriter()', () => {
     write('lost\n');
     expect(stream.written).toEqual([]);
     expect(reports).toEqual(['rye: cannot write output: no space left\n']);
+  });
+});
+
+describe('descriptorWriter()', () => {
+  /** A stream double that records what it is given. */
+  const recorder = (): { stream: OutputStream; got: Buffer[] } => {
+    const got: Buffer[] = [];
+    const stream = Object.assign(new EventEmitter(), {
+      write: (t: string | Uint8Array) => got.push(Buffer.from(t)),
+    });
+    return { stream, got };
+  };
+
+  it('writes text to the descriptor as UTF-8, without building the stream', () => {
+    const s = makeTempSpaces();
+    const path = join(s.root, 'out.txt');
+    const fd = openSync(path, 'w');
+    let opened = 0;
+    const write = descriptorWriter(fd, () => {
+      opened += 1;
+      return recorder().stream;
+    });
+    write('héllo ✓\n');
+    write('');
+    write('two\n');
+    closeSync(fd);
+    expect(readFileSync(path, 'utf8')).toBe('héllo ✓\ntwo\n');
+    expect(opened).toBe(0);
+  });
+
+  it('drops output once the reader is gone (EPIPE), quietly', () => {
+    const s = makeTempSpaces();
+    const fifo = join(s.root, 'fifo');
+    execFileSync('mkfifo', [fifo]);
+    const reader = openSync(fifo, constants.O_RDONLY | constants.O_NONBLOCK);
+    const fd = openSync(fifo, constants.O_WRONLY | constants.O_NONBLOCK);
+    closeSync(reader);
+    const { stream, got } = recorder();
+    const write = descriptorWriter(fd, () => stream);
+    write('lost\n');
+    write('lost too\n');
+    closeSync(fd);
+    expect(got).toEqual([]);
+  });
+
+  it('hands the rest to the stream when the descriptor would block (EAGAIN)', () => {
+    const s = makeTempSpaces();
+    const fifo = join(s.root, 'fifo');
+    execFileSync('mkfifo', [fifo]);
+    const reader = openSync(fifo, constants.O_RDONLY | constants.O_NONBLOCK);
+    const fd = openSync(fifo, constants.O_WRONLY | constants.O_NONBLOCK);
+    const { stream, got } = recorder();
+    const write = descriptorWriter(fd, () => stream);
+    // More than a pipe holds: the descriptor takes what fits, the stream the rest.
+    const text = 'x'.repeat(300_000);
+    write(text);
+    write('after\n');
+    const drained = Buffer.alloc(400_000);
+    let inPipe = 0;
+    for (;;) {
+      try {
+        const n = readSync(reader, drained, inPipe, drained.length - inPipe, null);
+        if (n === 0) break;
+        inPipe += n;
+      } catch {
+        break; // EAGAIN: the pipe is empty
+      }
+    }
+    closeSync(fd);
+    closeSync(reader);
+    expect(got.length).toBe(2);
+    expect(inPipe + (got[0]?.length ?? 0)).toBe(text.length);
+    expect(got[1]?.toString()).toBe('after\n');
   });
 });
