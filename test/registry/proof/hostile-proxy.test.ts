@@ -252,10 +252,12 @@ describe.each(['sqlite', 'postgres'] as const)(
     });
 
     it('freeze: an index replayed past its expiry is refused', async () => {
-      // A second instance on the same data (and key) signing indexes valid for 1 s.
+      // A second instance on the same data (and key) signing indexes valid for
+      // 3 s: long enough for the first, fresh read to finish on a loaded
+      // machine (with 1 s it once expired before the client checked it).
       const short = await startRegistryProcess({
         dataDir: server.dataDir,
-        args: ['--index-ttl', '1'],
+        args: ['--index-ttl', '3'],
         ...(databaseUrl === undefined ? {} : { databaseUrl }),
       });
       const frozen = await startProxy(short.url);
