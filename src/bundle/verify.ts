@@ -156,9 +156,9 @@ interface ListedFile {
 
 /**
  * Check every listed file against its entry, recording each in `files`.
- * Those without an inline signature are hashed in bulk (on two threads when it
- * pays); inline-signed ones are read whole and kept, so their signature is
- * checked on exactly the bytes hashed.
+ * Those without an inline signature are hashed in bulk (digestFiles, and one
+ * comparison when all match); inline-signed ones are read whole and kept, so
+ * their signature is checked on exactly the bytes hashed.
  */
 async function checkListedFiles(
   base: string,
