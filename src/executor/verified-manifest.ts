@@ -23,11 +23,36 @@ export async function writeVerifiedManifest(
   const path = join(tmpdir(), `rye-run-${randomBytes(8).toString('hex')}.json`);
   // Synchronous: one tiny call on every run, cheaper than a thread-pool trip.
   writeFileSync(path, JSON.stringify({ files: entries }), { mode: 0o600, flag: 'wx' });
+  if (!exitHooked) {
+    // A process that exits mid-run (the CLI's SIGINT/SIGTERM handler calls
+    // process.exit) removes what it still has: 'exit' listeners run then.
+    exitHooked = true;
+    process.once('exit', removeLive);
+  }
+  live.add(path);
   return path;
+}
+
+/** Manifests written and not yet removed by this process. */
+const live = new Set<string>();
+let exitHooked = false;
+
+function removeLive(): void {
+  for (const path of live) unlinkQuietly(path);
+  live.clear();
+}
+
+function unlinkQuietly(path: string): void {
+  try {
+    unlinkSync(path);
+  } catch {
+    // gone already, or the temp folder is not ours to clean: nothing to do at exit
+  }
 }
 
 /** Remove a manifest written by {@link writeVerifiedManifest}. */
 export async function removeVerifiedManifest(path: string): Promise<void> {
+  live.delete(path);
   // unlinkSync, not rmSync: that loads Node's rimraf (~1 ms) for one file.
   try {
     unlinkSync(path);

@@ -1,5 +1,12 @@
 import { spawn } from 'node:child_process';
-import { appendFileSync, existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import {
+  appendFileSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { RYE_BIN, rye } from '../helpers/cli.js';
@@ -117,6 +124,9 @@ describe('rye execute tool', () => {
       'import os, time\nopen(json.loads(sys.argv[2])["pid"], "w").write(str(os.getpid()))\ntime.sleep(60)',
     );
     const pidFile = join(p.root, 'pid');
+    // A temp folder of its own: the run's verified manifest must not outlive rye.
+    const tmp = join(p.root, 'tmp');
+    mkdirSync(tmp);
     const child = spawn(
       process.execPath,
       [
@@ -130,13 +140,14 @@ describe('rye execute tool', () => {
         JSON.stringify({ pid: pidFile }),
       ],
       {
-        env: p.env,
+        env: { ...p.env, TMPDIR: tmp },
         stdio: 'ignore',
       },
     );
     await expect
       .poll(() => existsSync(pidFile) && readFileSync(pidFile, 'utf8') !== '', { timeout: 10_000 })
       .toBe(true);
+    expect(readdirSync(tmp).filter((f) => f.startsWith('rye-run-'))).toHaveLength(1);
     const toolPid = Number(readFileSync(pidFile, 'utf8'));
     const exited = new Promise<number | null>((resolve) =>
       child.on('exit', (code) => resolve(code)),
@@ -144,6 +155,7 @@ describe('rye execute tool', () => {
     child.kill('SIGTERM');
     expect(await exited).toBe(143);
     await expect.poll(() => alive(toolPid), { timeout: 5000 }).toBe(false);
+    expect(readdirSync(tmp)).toEqual([]);
   });
 });
 
