@@ -154,6 +154,10 @@ export const ERROR_CODES = {
     class: 'failure',
     hint: 'The interpreter or command was not found; install it or set the runtime variable (e.g. RYE_PYTHON).',
   },
+  EXECUTE_ARGUMENTS_TOO_LARGE: {
+    class: 'failure',
+    hint: 'The command line is over what the system accepts (on Linux 128 KiB per argument, the parameters included); pass large content another way, e.g. in a file the tool reads.',
+  },
   EXECUTE_TIMEOUT: {
     class: 'failure',
     hint: 'The tool ran past its timeout and its whole process tree was killed.',

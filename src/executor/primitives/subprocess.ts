@@ -50,6 +50,8 @@ const GROUP_POLL_MS = 50;
  *
  * @throws RyeError EXECUTOR_CONFIG_INVALID — missing/non-directory cwd, bad
  *   timeout or cap, or arguments Node refuses (NUL bytes, empty command).
+ * @throws RyeError EXECUTE_ARGUMENTS_TOO_LARGE — an argument over Linux's 128 KiB
+ *   limit (checked first), or the system refused the command line (E2BIG).
  * @throws RyeError EXECUTE_CANCELLED — the signal was already aborted: nothing is spawned.
  * @throws RyeError EXECUTE_COMMAND_NOT_FOUND — the command does not exist or
  *   is not executable (ENOENT, EACCES, ENOTDIR), or spawning failed otherwise.
@@ -135,8 +137,20 @@ interface ExitStatus {
   readonly signal: string | null;
 }
 
+/**
+ * Linux's limit on one argument, its NUL included (MAX_ARG_STRLEN, 32 pages):
+ * a tool's parameters travel as one argument.
+ */
+const MAX_LINUX_ARGUMENT_BYTES = 128 * 1024;
+
 function checkLimits(request: SubprocessRequest): void {
   const { timeoutMs, maxOutputBytes } = request;
+  if (process.platform === 'linux') {
+    for (const arg of [request.command, ...request.args]) {
+      const bytes = Buffer.byteLength(arg, 'utf8') + 1;
+      if (bytes > MAX_LINUX_ARGUMENT_BYTES) throw argumentsTooLarge(request, bytes);
+    }
+  }
   if (!(Number.isFinite(timeoutMs) && timeoutMs > 0)) {
     throw configInvalid(request, `timeout must be a positive number of ms, got ${timeoutMs}`);
   }
@@ -171,9 +185,22 @@ function spawnChild(request: SubprocessRequest): Child {
       stdio: [request.stdin === null ? 'ignore' : 'pipe', 'pipe', 'pipe'],
     }) as Child;
   } catch (error) {
-    // Synchronous refusals are argument validation (NUL bytes, empty command…).
+    // The system refused the command line and environment as too large.
+    if ((error as NodeJS.ErrnoException).code === 'E2BIG') throw argumentsTooLarge(request);
+    // Other synchronous refusals are argument validation (NUL bytes, empty command…).
     throw configInvalid(request, messageOf(error), error);
   }
+}
+
+function argumentsTooLarge(request: SubprocessRequest, bytes?: number): RyeError {
+  const why =
+    bytes === undefined
+      ? 'its arguments and environment are over the system limit (E2BIG)'
+      : `one of its arguments is ${bytes} bytes, over the system limit of ${MAX_LINUX_ARGUMENT_BYTES} per argument (a tool's parameters are one argument)`;
+  return new RyeError('EXECUTE_ARGUMENTS_TOO_LARGE', `Cannot run ${request.command}: ${why}`, {
+    command: request.command,
+    ...(bytes === undefined ? {} : { bytes, maxBytes: MAX_LINUX_ARGUMENT_BYTES }),
+  });
 }
 
 function waitForExit(child: Child, request: SubprocessRequest): Promise<ExitStatus> {

@@ -217,6 +217,37 @@ describe('runSubprocess()', () => {
     });
   });
 
+  it.runIf(process.platform === 'linux')(
+    'refuses an argument over 128 KiB with EXECUTE_ARGUMENTS_TOO_LARGE, before anything runs',
+    async () => {
+      const dir = tempDir();
+      const marker = join(dir, 'ran');
+      // Multi-byte text: the limit is in bytes (its NUL included), not characters.
+      const big = 'é'.repeat(64 * 1024);
+      for (const args of [
+        ['-c', `open("${marker}", "w")`, big],
+        ['-c', `open("${marker}", "w")`, 'x'.repeat(131_072)],
+      ]) {
+        const error = await runSubprocess(request('python3', args, { cwd: dir })).catch(
+          (e: unknown) => e,
+        );
+        expect(error).toMatchObject({
+          code: 'EXECUTE_ARGUMENTS_TOO_LARGE',
+          details: { maxBytes: 131_072 },
+        });
+      }
+      expect(existsSync(marker)).toBe(false);
+      // Right at the limit (131,071 bytes and the NUL) it runs.
+      const fits = await runSubprocess(
+        request('python3', ['-c', `open("${marker}", "w")`, 'y'.repeat(131_071)], {
+          cwd: dir,
+        }),
+      );
+      expect(fits.returnCode, fits.stderr).toBe(0);
+      expect(existsSync(marker)).toBe(true);
+    },
+  );
+
   it('truncates output past the cap with a marker while the child still exits normally', async () => {
     const code = [
       'import sys',
