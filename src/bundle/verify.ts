@@ -3,7 +3,7 @@
  * first, then every listed file's hash, the inline signatures it claims, and
  * files that joined the bundle's folders since it was signed.
  */
-import { realpathSync } from 'node:fs';
+import { existsSync, realpathSync } from 'node:fs';
 import { dirname, sep } from 'node:path';
 import { RyeError, isRyeError, type ErrorCode } from '../errors/index.js';
 import {
@@ -13,7 +13,7 @@ import {
   type Verdict,
 } from '../integrity/index.js';
 import { SPACE_NAMES, aiDir, type SpaceName, type Spaces } from '../items/index.js';
-import { decodeText, mapLimit, pathExists, readFileCapped } from '../platform/index.js';
+import { decodeText, mapLimit, readFileCappedStatSync } from '../platform/index.js';
 import { isNodeModulesPath } from './bundle-lane.js';
 import { walkBundlePaths } from './collect.js';
 import { digestFiles } from './digest-files.js';
@@ -79,7 +79,9 @@ export async function verifyBundle(input: VerifyBundleInput): Promise<BundleRepo
   const { spaces, bundleId, trust } = input;
   const found = await findManifest(spaces, bundleId);
   const { space, path } = found;
-  const bytes = await readFileCapped(path, MAX_MANIFEST_BYTES);
+  // Read synchronously (the same steps and refusals as readFileCapped): a
+  // thread-pool trip costs more than reading the manifest does.
+  const bytes = readFileCappedStatSync(path, MAX_MANIFEST_BYTES);
   const files: BundleFileReport = {
     ok: [],
     missing: [],
@@ -278,7 +280,7 @@ export async function findManifest(
 ): Promise<{ space: SpaceName; path: string }> {
   for (const space of SPACE_NAMES) {
     const path = bundleManifestPath(aiDir(spaces, space), bundleId);
-    if (await pathExists(path)) return { space, path };
+    if (existsSync(path)) return { space, path };
   }
   throw new RyeError(
     'BUNDLE_NOT_FOUND',
