@@ -34,6 +34,7 @@ import { doorsToModules, throughDoors } from './cli-bundle-doors.mjs';
 import { mergeStaticChunks } from './cli-bundle-merge.mjs';
 import { metadataKey } from '../dist/src/items/metadata/precompiled-yaml.js';
 import { readToolYaml } from '../dist/src/items/metadata/tool-metadata.js';
+import { walkFiles } from './walk-files.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const outdir = join(root, 'dist', 'cli');
@@ -119,7 +120,7 @@ const merged = await mergeStaticChunks({
   external: EXTERNAL,
 });
 checkImportsResolve(join(outdir, 'fast'));
-for (const path of walk(outdir)) {
+for (const path of walkFiles(outdir)) {
   if (!path.endsWith('.js')) continue;
   writeFileSync(path, builtinsThroughRequire(readFileSync(path, 'utf8'), relative(root, path)));
 }
@@ -127,7 +128,7 @@ for (const path of walk(outdir)) {
 if (process.env.RYE_CLI_METAFILE)
   writeFileSync(process.env.RYE_CLI_METAFILE, JSON.stringify(metafile));
 writeFileSync(join(outdir, 'THIRD-PARTY-LICENSES.txt'), licences(metafile));
-const files = [...walk(outdir)].filter((p) => p.endsWith('.js')).length;
+const files = [...walkFiles(outdir)].filter((p) => p.endsWith('.js')).length;
 console.log(
   `cli bundle: ${files} files in ${relative(root, outdir)}${merged === 0 ? '' : ` (the execute runner with its ${merged} chunks in one file)`}, ${Object.keys(precompiled).length} system YAML tools precompiled`,
 );
@@ -221,7 +222,7 @@ function checkImportsResolve(dir) {
   // a dynamic one is double-quoted (a comment's `import('./x')` is not matched).
   const IMPORT =
     /^(?:import|export|\}).* from (["'])(\.{1,2}\/[^"']+)\1;$|^import (["'])(\.{1,2}\/[^"']+)\3;$|[^\w.]import\(()"(\.{1,2}\/[^"]+)"\)/gm;
-  for (const path of walk(dir)) {
+  for (const path of walkFiles(dir)) {
     if (!path.endsWith('.js')) continue;
     for (const match of readFileSync(path, 'utf8').matchAll(IMPORT)) {
       const specifier = match[2] ?? match[4] ?? match[6];
@@ -247,7 +248,7 @@ function mergeMetafiles(metas) {
  */
 function precompileSystemYaml(dir) {
   const table = {};
-  for (const path of walk(dir)) {
+  for (const path of walkFiles(dir)) {
     const extension = extname(path);
     if (!['.yaml', '.yml'].includes(extension.toLowerCase())) continue;
     const body = bodyWithoutSignature(readFileSync(path, 'utf8'), 'tool', extension);
@@ -258,14 +259,6 @@ function precompileSystemYaml(dir) {
     table[metadataKey('tool', extension, body)] = json;
   }
   return table;
-}
-
-function* walk(dir) {
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    const path = join(dir, entry.name);
-    if (entry.isDirectory()) yield* walk(path);
-    else if (entry.isFile()) yield path;
-  }
 }
 
 /** The licence text of every package with code in the bundle, by name. */

@@ -13,8 +13,9 @@
 // Sound because no module under src/ does work when imported
 // (checkNoImportTimeWork): skipping a door, or the modules behind it that a
 // command never uses, changes nothing that runs.
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { basename, dirname, join, relative, resolve, sep } from 'node:path';
+import { walkFiles } from './walk-files.mjs';
 
 /**
  * Doors taken whole: a command that uses one of them needs most of what is
@@ -148,7 +149,7 @@ function checkNoImportTimeWork(root, src) {
   const declaration =
     /^(?:export |import |const |let |var |function |function\* |async function |class |abstract class |type |interface |declare |enum |\}|\)|\]|>|\/\/|\/\*|\*|$)/;
   const problems = [];
-  for (const path of walk(src)) {
+  for (const path of walkFiles(src)) {
     if (!path.endsWith('.ts')) continue;
     let inTemplate = false;
     readFileSync(path, 'utf8')
@@ -164,12 +165,4 @@ function checkNoImportTimeWork(root, src) {
   }
   if (problems.length > 0)
     throw new Error(`modules under src/ must not do work when imported:\n${problems.join('\n')}`);
-}
-
-function* walk(dir) {
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    const path = join(dir, entry.name);
-    if (entry.isDirectory()) yield* walk(path);
-    else if (entry.isFile()) yield path;
-  }
 }

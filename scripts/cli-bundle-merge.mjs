@@ -12,8 +12,9 @@
 // still, so a class or a cache is shared by the runner and its on-demand
 // imports as before.
 import { build } from 'esbuild';
-import { readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, relative } from 'node:path';
+import { walkFiles } from './walk-files.mjs';
 
 /**
  * Merge `entry` (an output path, as the metafile names it) and the chunks it
@@ -85,7 +86,7 @@ export async function mergeStaticChunks({ root, metafile, entry, dir, banner, ex
   // Every output that imported a merged chunk imports the entry instead.
   const names = chunks.map((o) => basename(o).replace(/[.]/g, '\\.'));
   const specifier = new RegExp(`(["'])\\./(?:[\\w./-]*/)?(?:${names.join('|')})\\1`, 'g');
-  for (const path of walk(join(root, dir))) {
+  for (const path of walkFiles(join(root, dir))) {
     if (!path.endsWith('.js') || path === merged) continue;
     const before = readFileSync(path, 'utf8');
     const target = relative(dirname(path), merged);
@@ -114,12 +115,4 @@ function staticClosure(metafile, entry) {
       if (i.kind === 'import-statement' && !i.external) todo.push(i.path);
   }
   return seen;
-}
-
-function* walk(dir) {
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    const path = join(dir, entry.name);
-    if (entry.isDirectory()) yield* walk(path);
-    else if (entry.isFile()) yield path;
-  }
 }
