@@ -7,6 +7,7 @@ import {
   readFileSync,
   readSync,
   statSync,
+  type Stats,
 } from 'node:fs';
 import { chmod, mkdir, open, readFile, rename, rm, stat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
@@ -23,39 +24,20 @@ export async function readFileCapped(
   path: string,
   maxBytes: number = MAX_ITEM_BYTES,
 ): Promise<Buffer> {
-  let size: number;
+  let info: Stats;
   try {
-    const info = await stat(path);
-    if (!info.isFile()) throw new Error('not a regular file');
-    size = info.size;
+    info = await stat(path);
   } catch (error) {
     throw unreadable(path, error);
   }
-  if (size > maxBytes) throw tooLarge(path, size, maxBytes);
+  checkCappedFile(path, info, maxBytes);
+  let bytes: Buffer;
   try {
-    const bytes = await readFile(path);
-    if (bytes.length > maxBytes) throw grewTooLarge(path, maxBytes);
-    return bytes;
+    bytes = await readFile(path);
   } catch (error) {
-    if (error instanceof RyeError) throw error;
     throw unreadable(path, error);
   }
-}
-
-function tooLarge(path: string, size: number, maxBytes: number): RyeError {
-  return new RyeError(
-    'FILE_TOO_LARGE',
-    `Cannot read ${path}: ${size} bytes is over the cap of ${maxBytes}`,
-    { path, size, maxBytes },
-  );
-}
-
-function grewTooLarge(path: string, maxBytes: number): RyeError {
-  return new RyeError(
-    'FILE_TOO_LARGE',
-    `Cannot read ${path}: it grew over the cap of ${maxBytes} bytes`,
-    { path, maxBytes },
-  );
+  return checkCappedBytes(path, bytes, maxBytes);
 }
 
 /**
@@ -66,23 +48,42 @@ function grewTooLarge(path: string, maxBytes: number): RyeError {
  * @throws RyeError FILE_UNREADABLE, FILE_TOO_LARGE
  */
 export function readFileCappedStatSync(path: string, maxBytes: number = MAX_ITEM_BYTES): Buffer {
-  let size: number;
+  let info: Stats;
   try {
-    const info = statSync(path);
-    if (!info.isFile()) throw new Error('not a regular file');
-    size = info.size;
+    info = statSync(path);
   } catch (error) {
     throw unreadable(path, error);
   }
-  if (size > maxBytes) throw tooLarge(path, size, maxBytes);
+  checkCappedFile(path, info, maxBytes);
+  let bytes: Buffer;
   try {
-    const bytes = readFileSync(path);
-    if (bytes.length > maxBytes) throw grewTooLarge(path, maxBytes);
-    return bytes;
+    bytes = readFileSync(path);
   } catch (error) {
-    if (error instanceof RyeError) throw error;
     throw unreadable(path, error);
   }
+  return checkCappedBytes(path, bytes, maxBytes);
+}
+
+/** The checks after the stat: a regular file, within the cap. */
+function checkCappedFile(path: string, info: Stats, maxBytes: number): void {
+  if (!info.isFile()) throw unreadable(path, new Error('not a regular file'));
+  if (info.size > maxBytes) {
+    throw new RyeError(
+      'FILE_TOO_LARGE',
+      `Cannot read ${path}: ${info.size} bytes is over the cap of ${maxBytes}`,
+      { path, size: info.size, maxBytes },
+    );
+  }
+}
+
+/** The check after the read: it did not grow past the cap in between. */
+function checkCappedBytes(path: string, bytes: Buffer, maxBytes: number): Buffer {
+  if (bytes.length <= maxBytes) return bytes;
+  throw new RyeError(
+    'FILE_TOO_LARGE',
+    `Cannot read ${path}: it grew over the cap of ${maxBytes} bytes`,
+    { path, maxBytes },
+  );
 }
 
 /**
@@ -100,18 +101,7 @@ export function readFileCappedSync(path: string, maxBytes: number = MAX_ITEM_BYT
   }
   try {
     const info = fstatSync(fd);
-    if (!info.isFile()) throw unreadable(path, new Error('not a regular file'));
-    if (info.size > maxBytes) {
-      throw new RyeError(
-        'FILE_TOO_LARGE',
-        `Cannot read ${path}: ${info.size} bytes is over the cap of ${maxBytes}`,
-        {
-          path,
-          size: info.size,
-          maxBytes,
-        },
-      );
-    }
+    checkCappedFile(path, info, maxBytes);
     return readOpenFileSync(fd, info.size);
   } catch (error) {
     throw error instanceof RyeError ? error : unreadable(path, error);
