@@ -119,6 +119,32 @@ describe('escapeControlInJson()', () => {
   });
 });
 
+describe('the printable-ASCII shortcut', () => {
+  it('no printable ASCII character is one the escapes rewrite, so such text is returned as it is', () => {
+    for (let c = 0x20; c <= 0x7e; c++) expect(RAW.test(String.fromCharCode(c))).toBe(false);
+    // Mostly ASCII with its controls, CR and LF: the text the shortcut sees first.
+    const ascii = fc.string({
+      unit: fc.oneof(
+        fc.integer({ min: 0, max: 0x7f }).map((c) => String.fromCharCode(c)),
+        fc.constantFrom('\n', '\t', '\r', '\u009b', 'é'),
+      ),
+    });
+    fc.assert(
+      fc.property(ascii, (text) => {
+        const out = escapeControl(text);
+        expect(RAW.test(out)).toBe(false);
+        expect(hasControl(text)).toBe(RAW.test(text));
+        expect(out === text).toBe(!RAW.test(text));
+        expect(RAW.test(escapeControlLines(text).replaceAll('\n', ''))).toBe(false);
+        const json = JSON.stringify({ text }, null, 2);
+        expect(JSON.parse(escapeControlInJson(json))).toEqual({ text });
+        expect(RAW.test(escapeControlInJson(json).replaceAll('\n', ''))).toBe(false);
+      }),
+      { numRuns: 2000 },
+    );
+  });
+});
+
 describe('escapeControl() and the tag block', () => {
   it('escapes unassigned tag-block code points too (U+E0002 is not \\p{Cf} but renders as nothing)', () => {
     expect(escapeControl('a\u{e0002}b')).toBe('a\\u{e0002}b');
