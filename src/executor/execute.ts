@@ -1,10 +1,9 @@
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { performance } from 'node:perf_hooks';
 import { RyeError, isRyeError, type ErrorCode } from '../errors/index.js';
 import type { TrustSet } from '../integrity/index.js';
 import { loadSpaceTrust, parseItemId, type Spaces } from '../items/index.js';
-import { packageRoot } from '../platform/index.js';
+import { monotonicMs, packageRoot } from '../platform/index.js';
 import { findAnchorConfig } from './anchor.js';
 import { buildLockfile, saveLockfile } from './lock-flow.js';
 import { prepareRun } from './prepare.js';
@@ -101,7 +100,7 @@ const defaultCache = new VerifiedFileCache();
  * result with `status: "error"`.
  */
 export async function execute(options: ExecuteOptions): Promise<ExecuteResult> {
-  const started = performance.now();
+  const started = monotonicMs();
   const { spaces, toolId } = options;
   parseItemId(toolId);
   // RYE_CACHE_DIR: where verified snapshots live (the caller's value wins).
@@ -181,7 +180,7 @@ export async function execute(options: ExecuteOptions): Promise<ExecuteResult> {
     ...extra,
     chain: chainEntries,
     metadata: {
-      duration_ms: Math.round((performance.now() - started) * 10) / 10,
+      duration_ms: Math.round((monotonicMs() - started) * 10) / 10,
       lockfile_used: lock !== null,
       dotenv: plan.dotenv,
       ...lockMetadata,

@@ -1,6 +1,5 @@
 import { realpathSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { performance } from 'node:perf_hooks';
 import { RyeError, isRyeError, type ErrorCode } from '../errors/index.js';
 import {
   sha256Hex,
@@ -10,7 +9,7 @@ import {
   type VerifyResult,
   type VerifySubject,
 } from '../integrity/index.js';
-import { decodeText, readFileCappedSync } from '../platform/index.js';
+import { decodeText, monotonicMs, readFileCappedSync } from '../platform/index.js';
 import { collect, io, partition, type Candidate } from './deps-walk.js';
 import type { VerifyDepsConfig } from './types.js';
 import type { VerifiedFileCache } from './verified-file-cache.js';
@@ -112,7 +111,7 @@ export function depsBase(
  *   unreadable base or folder.
  */
 export async function verifyDependencies(input: VerifyDepsInput): Promise<DepsReport> {
-  const started = performance.now();
+  const started = monotonicMs();
   const { config, trust, cache } = input;
   const base = io(input.base, () => realpathSync.native(input.base));
   const recursive = config.recursive && config.scope !== 'tool_siblings';
@@ -160,7 +159,7 @@ export async function verifyDependencies(input: VerifyDepsInput): Promise<DepsRe
     leftOut,
     verified,
     cacheHits: files.length - verified,
-    durationMs: performance.now() - started,
+    durationMs: monotonicMs() - started,
   };
 }
 

@@ -34,3 +34,4 @@ export {
   printable,
 } from './terminal-text.js';
 export { openSqlite } from './sqlite.js';
+export { monotonicMs } from './monotonic.js';

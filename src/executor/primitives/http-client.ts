@@ -3,11 +3,10 @@
  * with auth, a per-attempt timeout, retries on transport failures only and a
  * capped response body.
  */
-import { performance } from 'node:perf_hooks';
 import { StringDecoder } from 'node:string_decoder';
 import { setTimeout as delay } from 'node:timers/promises';
 import { RyeError } from '../../errors/index.js';
-import { messageOf } from '../../platform/index.js';
+import { messageOf, monotonicMs } from '../../platform/index.js';
 import type { HttpRequest, HttpResult } from '../types.js';
 
 /** Longest wait between two attempts, whatever the backoff computes. */
@@ -58,7 +57,7 @@ export async function runHttpRequest(request: HttpRequest): Promise<HttpResult> 
   const at = `${request.method} ${where}`;
   checkLimits(request, at);
   const init = buildInit(request, at);
-  const started = performance.now();
+  const started = monotonicMs();
   let lastError = '';
   for (let attempt = 1; attempt <= request.retry.maxAttempts; attempt++) {
     if (attempt > 1) await delay(backoffMs(request.retry, attempt - 1));
@@ -74,7 +73,7 @@ export async function runHttpRequest(request: HttpRequest): Promise<HttpResult> 
         headers: headersOf(response),
         body,
         attempts: attempt,
-        durationMs: performance.now() - started,
+        durationMs: monotonicMs() - started,
         truncated,
       };
     } catch (error) {

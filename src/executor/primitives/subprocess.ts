@@ -9,11 +9,10 @@ import { spawn } from 'node:child_process';
 import type { ChildProcessByStdio } from 'node:child_process';
 import type { Readable, Writable } from 'node:stream';
 import { statSync } from 'node:fs';
-import { performance } from 'node:perf_hooks';
 import { StringDecoder } from 'node:string_decoder';
 import { setTimeout as delay } from 'node:timers/promises';
 import { RyeError } from '../../errors/index.js';
-import { messageOf } from '../../platform/index.js';
+import { messageOf, monotonicMs } from '../../platform/index.js';
 import type { SubprocessRequest, SubprocessResult } from '../types.js';
 
 /** Time between SIGTERM and SIGKILL to the process group after a timeout. */
@@ -76,7 +75,7 @@ export async function runSubprocess(request: SubprocessRequest): Promise<Subproc
   checkLimits(request);
   await checkCwd(request);
   if (request.signal?.aborted === true) throw cancelledBeforeSpawn(request);
-  const started = performance.now();
+  const started = monotonicMs();
   const child = spawnChild(request);
   const pgid = child.pid;
   if (pgid !== undefined) runningGroups.add(pgid);
@@ -128,7 +127,7 @@ export async function runSubprocess(request: SubprocessRequest): Promise<Subproc
     cancelled,
     stdoutTruncated: stdout.truncated,
     stderrTruncated: stderr.truncated,
-    durationMs: performance.now() - started,
+    durationMs: monotonicMs() - started,
   };
 }
 
@@ -225,8 +224,8 @@ function waitForExit(child: Child, request: SubprocessRequest): Promise<ExitStat
 /** SIGTERM the group; SIGKILL it after the grace if any member is left. */
 async function terminateGroup(pgid: number): Promise<void> {
   signalGroup(pgid, 'SIGTERM');
-  const deadline = performance.now() + KILL_GRACE_MS;
-  while (performance.now() < deadline) {
+  const deadline = monotonicMs() + KILL_GRACE_MS;
+  while (monotonicMs() < deadline) {
     // A pgid is not reused while any member (even a zombie) holds it, so polling is safe.
     if (!signalGroup(pgid, 0)) return;
     await delay(GROUP_POLL_MS);
