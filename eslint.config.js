@@ -30,6 +30,12 @@ export default tseslint.config(
     languageOptions: { globals: globals.node },
   },
   {
+    // The binary's entry is CommonJS (bin/package.json): no ES module loader on the fast path.
+    files: ['bin/**/*.js'],
+    languageOptions: { sourceType: 'commonjs' },
+    rules: { '@typescript-eslint/no-require-imports': 'off' },
+  },
+  {
     // The worked example's app: a Node server and scripts, and a browser client.
     files: ['examples/**/*.js', 'examples/**/*.mjs'],
     languageOptions: { globals: globals.node },

@@ -32,6 +32,8 @@ import { bodyWithoutSignature } from '../dist/src/index.js';
 import { builtinsThroughRequire } from './cli-bundle-builtins.mjs';
 import { doorsToModules, throughDoors } from './cli-bundle-doors.mjs';
 import { mergeStaticChunks } from './cli-bundle-merge.mjs';
+import { makeCodeCaches } from './cli-code-cache.mjs';
+import { asCachedBodies } from './cli-cached-bodies.mjs';
 import { metadataKey } from '../dist/src/items/metadata/precompiled-yaml.js';
 import { readToolYaml } from '../dist/src/items/metadata/tool-metadata.js';
 import { walkFiles } from './walk-files.mjs';
@@ -124,14 +126,44 @@ for (const path of walkFiles(outdir)) {
   if (!path.endsWith('.js')) continue;
   writeFileSync(path, builtinsThroughRequire(readFileSync(path, 'utf8'), relative(root, path)));
 }
+// main.js and each fast runner as a function body run with a V8 code cache
+// (scripts/cli-cached-bodies.mjs), from a CommonJS entry (src/cli/entry.ts).
+const cached = [
+  join(outdir, 'main.js'),
+  ...Object.keys(FAST_RUNNERS).map((n) => join(outdir, 'fast', `${n}.js`)),
+];
+const bodies = await asCachedBodies({
+  root,
+  paths: cached,
+  banner: common.banner.js,
+  loader: join(root, 'src', 'cli', 'cached-body.ts'),
+});
+for (const path of cached)
+  writeFileSync(path, builtinsThroughRequire(readFileSync(path, 'utf8'), relative(root, path)));
+await build({
+  absWorkingDir: root,
+  entryPoints: ['src/cli/entry.ts'],
+  outfile: join(outdir, 'entry.cjs'),
+  bundle: true,
+  format: 'cjs',
+  platform: 'node',
+  target: 'node20',
+  legalComments: 'none',
+  logLevel: 'warning',
+});
+const warmUpsFailed = await makeCodeCaches({ root, cliDir: outdir });
 
 if (process.env.RYE_CLI_METAFILE)
   writeFileSync(process.env.RYE_CLI_METAFILE, JSON.stringify(metafile));
 writeFileSync(join(outdir, 'THIRD-PARTY-LICENSES.txt'), licences(metafile));
 const files = [...walkFiles(outdir)].filter((p) => p.endsWith('.js')).length;
 console.log(
-  `cli bundle: ${files} files in ${relative(root, outdir)}${merged === 0 ? '' : ` (the execute runner with its ${merged} chunks in one file)`}, ${Object.keys(precompiled).length} system YAML tools precompiled`,
+  `cli bundle: ${files} files in ${relative(root, outdir)}${merged === 0 ? '' : ` (the execute runner with its ${merged} chunks in one file)`}, ${Object.keys(precompiled).length} system YAML tools precompiled, ${bodies.length} files run with a code cache`,
 );
+if (warmUpsFailed.length > 0)
+  console.log(
+    `cli bundle: these runners' warm-ups failed, so their code caches hold less: ${warmUpsFailed.join('; ')}`,
+  );
 
 /**
  * The main build leaves `import('./fast/<name>.js')` of src/cli/fast-path.ts

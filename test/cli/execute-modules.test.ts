@@ -40,6 +40,8 @@ describe('rye execute loads what a tool run uses', () => {
     expect(res.code, res.stdout).toBe(0);
     expect(JSON.parse(res.stdout)).toMatchObject({ ok: true, status: 'success', data: {} });
     expect(holding(res.files, 'src/executor/execute.ts')).toHaveLength(1);
+    // All of it from the code bodies through the CommonJS entry: no ES module loaded.
+    expect(res.modules).toEqual([]);
     for (const source of [
       'src/bundle/bundle-of.ts',
       'src/bundle/manifest-parse.ts',

@@ -254,17 +254,20 @@ describe('the argument fast path', () => {
     );
     expect(verified.code).toBe(0);
     expect(holding(verified.files, 'node_modules/commander/')).toEqual([]);
-    // One file past the entry (and esbuild's helpers): the runner built apart.
+    // One file past the entry: the runner built apart, run from its body; no ES module.
     expect(holding(verified.files, 'src/')).toEqual([
-      'dist/cli/main.js',
-      'dist/cli/fast/verify-file.js',
+      'dist/cli/entry.cjs',
+      'dist/cli/main.body.js',
+      'dist/cli/fast/verify-file.body.js',
     ]);
+    expect(verified.modules).toEqual([]);
     // Before execute writes a lockfile into the bundle's folders.
     const bundled = await ryeLoading(['bundle', 'verify', 't', '--project', p.project], {
       env: p.env,
     });
     expect(bundled.code, bundled.stdout).toBe(0);
     expect(holding(bundled.files, 'node_modules/commander/')).toEqual([]);
+    expect(bundled.modules).toEqual([]);
     const executed = await ryeLoading(
       ['execute', 'tool', 't/noop', '--project', p.project, '--json'],
       {
@@ -274,6 +277,10 @@ describe('the argument fast path', () => {
     expect(executed.code, executed.stdout).toBe(0);
     expect(JSON.parse(executed.stdout)).toMatchObject({ ok: true, data: {} });
     expect(holding(executed.files, 'node_modules/commander/')).toEqual([]);
+    // A bundles folder exists here: the bundle code is an on-demand ES module.
+    expect(executed.modules.filter((f) => !f.startsWith('dist/cli/fast/chunks/'))).toEqual([
+      'dist/cli/fast/execute.js',
+    ]);
     const help = await ryeLoading(['verify-file', '--help'], { env: p.env });
     expect(help.code).toBe(0);
     expect(help.stdout).toContain('--item-type <type>');

@@ -31,13 +31,14 @@ describe('lazy commands', () => {
     expect(new Set(names).size).toBe(names.length);
   });
 
-  it('rye --version loads nothing but the bundle entry', async () => {
+  it('rye --version loads nothing but the bundle entry, and no ES module', async () => {
     const res = await ryeLoading(['--version']);
     expect(res.code).toBe(0);
     expect(res.stdout).toBe(`${VERSION}\n`);
-    expect(res.files.slice(0, 2)).toEqual(['bin/rye.js', 'dist/cli/main.js']);
-    // Past the entry, at most esbuild's own helpers: no source file, no package.
-    expect(holds(res.files, 'src/')).toEqual(['dist/cli/main.js']);
+    // The CommonJS entry and the main module's body (src/cli/entry.ts).
+    expect(res.files).toEqual(['bin/rye.js', 'dist/cli/entry.cjs', 'dist/cli/main.body.js']);
+    expect(res.modules).toEqual([]);
+    expect(holds(res.files, 'src/')).toEqual(['dist/cli/entry.cjs', 'dist/cli/main.body.js']);
     expect(holds(res.files, 'node_modules/')).toEqual([]);
   });
 

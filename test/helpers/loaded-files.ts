@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -7,40 +7,56 @@ import { RYE_BIN } from './cli.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
-/** A module loader hook that appends each file it loads to $RYE_TEST_LOAD_LOG. */
+/** A module loader hook that logs each ES module file it loads to $RYE_TEST_LOAD_LOG. */
 const HOOKS = `import { appendFileSync } from 'node:fs';
 export async function load(url, context, next) {
-  if (url.startsWith('file:')) appendFileSync(process.env.RYE_TEST_LOAD_LOG, url + '\\n');
+  if (url.startsWith('file:')) appendFileSync(process.env.RYE_TEST_LOAD_LOG, 'esm ' + url + '\\n');
   return next(url, context);
 }`;
-const REGISTER = `import { register } from 'node:module';
-register(${JSON.stringify(`data:text/javascript,${encodeURIComponent(HOOKS)}`)});`;
+
+/**
+ * Preloaded with --require, so the entry still runs as CommonJS (an --import
+ * would load it through the ES module loader): logs every JavaScript file read
+ * synchronously (CommonJS modules, and the bodies src/cli/cached-body.ts runs)
+ * and registers the hook above for ES modules.
+ */
+const PRELOAD = `const fs = require('node:fs');
+const read = fs.readFileSync;
+fs.readFileSync = function (path, ...rest) {
+  if (typeof path === 'string' && /\\.[cm]?js$/.test(path))
+    fs.appendFileSync(process.env.RYE_TEST_LOAD_LOG, 'read ' + path + '\\n');
+  return read.call(this, path, ...rest);
+};
+require('node:module').register(${JSON.stringify(`data:text/javascript,${encodeURIComponent(HOOKS)}`)});`;
 
 export interface LoadedRun {
   readonly code: number;
   readonly stdout: string;
-  /** Every ES module file the process loaded, relative to the package root, `/`-separated. */
+  /**
+   * Every JavaScript file of the package the process loaded, in order, relative
+   * to the package root, `/`-separated: CommonJS modules, code bodies and ES modules.
+   */
   readonly files: readonly string[];
+  /** The ES modules among them (none, on the fast path: src/cli/entry.ts). */
+  readonly modules: readonly string[];
 }
 
-/** Run the real `rye` binary and list the module files it loaded (ES modules only). */
+/** Run the real `rye` binary and list the files of the package it loaded. */
 export async function ryeLoading(
   args: readonly string[],
   options: { env?: NodeJS.ProcessEnv } = {},
 ): Promise<LoadedRun> {
   const dir = mkdtempSync(join(tmpdir(), 'rye-load-log-'));
   const log = join(dir, 'loaded.txt');
+  const preload = join(dir, 'preload.cjs');
+  writeFileSync(preload, PRELOAD);
   try {
     const { code, stdout } = await new Promise<{ code: number; stdout: string }>(
       (resolve, reject) => {
-        const child = spawn(
-          process.execPath,
-          ['--import', `data:text/javascript,${encodeURIComponent(REGISTER)}`, RYE_BIN, ...args],
-          {
-            env: { ...(options.env ?? process.env), RYE_TEST_LOAD_LOG: log },
-            stdio: ['ignore', 'pipe', 'inherit'],
-          },
-        );
+        const child = spawn(process.execPath, ['--require', preload, RYE_BIN, ...args], {
+          env: { ...(options.env ?? process.env), RYE_TEST_LOAD_LOG: log },
+          stdio: ['ignore', 'pipe', 'inherit'],
+        });
         let out = '';
         child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
         child.on('error', reject);
@@ -51,13 +67,20 @@ export async function ryeLoading(
     try {
       text = readFileSync(log, 'utf8');
     } catch {
-      // Nothing loaded through the hook: an empty list.
+      // Nothing loaded through the hooks: empty lists.
     }
-    const files = text
-      .split('\n')
-      .filter((line) => line !== '')
-      .map((url) => relative(ROOT, fileURLToPath(url)).split(sep).join('/'));
-    return { code, stdout, files: [...new Set(files)] };
+    const inPackage = (path: string) => {
+      const rel = relative(ROOT, path);
+      return rel.startsWith('..') ? [] : [rel.split(sep).join('/')];
+    };
+    const lines = text.split('\n').filter((line) => line !== '');
+    const files = lines.flatMap((line) =>
+      inPackage(line.startsWith('esm ') ? fileURLToPath(line.slice(4)) : line.slice(5)),
+    );
+    const modules = lines
+      .filter((line) => line.startsWith('esm '))
+      .flatMap((line) => inPackage(fileURLToPath(line.slice(4))));
+    return { code, stdout, files: [...new Set(files)], modules: [...new Set(modules)] };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

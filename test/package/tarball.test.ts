@@ -17,7 +17,7 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, posix } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { formatTrustToml, signText } from '../../src/integrity/index.js';
 import { PYTHON_TOOL } from '../helpers/items.js';
@@ -57,13 +57,18 @@ describe('npm pack', () => {
       'README.md',
       'package.json',
       'bin/rye.js',
+      'bin/package.json',
+      'dist/cli/entry.cjs',
       'dist/cli/main.js',
+      'dist/cli/main.body.js',
       'dist/cli/THIRD-PARTY-LICENSES.txt',
       'dist/src/index.js',
       'dist/src/index.d.ts',
     ])
       expect(packed.has(file), file).toBe(true);
     expect([...packed].some((f) => f.startsWith('dist/system/.ai/trusted_keys/'))).toBe(true);
+    // The code caches made by the build (src/cli/cached-body.ts), for the Node that built it.
+    expect([...packed].filter((f) => f.endsWith('.cache')).length).toBe(5);
     expect(readFileSync(join(ROOT, 'LICENSE'), 'utf8')).toMatch(/^MIT License\n/);
   });
 
@@ -182,5 +187,14 @@ describe('the CLI installed from the tarball', () => {
     // The runtime and primitive came from the installed package's own system space.
     expect(doc.chain.map((e) => e.space)).toEqual(['project', 'system', 'system']);
     expect(readdirSync(join(installed, 'dist', 'cli')).length).toBeGreaterThan(1);
+  });
+
+  it('runs its code bodies with the code caches packed beside them, wherever it is installed', () => {
+    const script = `const m = await import(${JSON.stringify(pathToFileURL(join(installed, 'dist', 'cli', 'fast', 'execute.js')).href)});
+console.log(m.__ryeCodeCache.state);`;
+    const res = spawnSync(process.execPath, ['--input-type=module', '-e', script], {
+      encoding: 'utf8',
+    });
+    expect(res.stdout.trim(), res.stderr).toBe('used');
   });
 });

@@ -1,0 +1,125 @@
+// Makes the fast runners' V8 code caches (scripts/build-cli.mjs; loaded by
+// src/cli/runner-body.ts).
+//
+// Each runner runs once, in a process of its own, as `rye` would run it, on a
+// scratch project: a signed Python tool, its trusted key and a bundle. Then the
+// runner's code cache (the code of every function that run compiled) is
+// written beside its body. The caches hold compiled code only, no state of
+// the run: a run with a cache does exactly what it does without one.
+//
+// A runner whose warm-up fails (no python3 on this machine, say) still gets
+// the cache of what it compiled; the build says so and goes on. Run as a
+// script, this file is that one process: `node cli-code-cache.mjs <runner> <argv…>`.
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { createRequire } from 'node:module';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+const here = fileURLToPath(import.meta.url);
+
+/** Write each fast runner's code cache; returns the ones whose warm-up did not succeed. */
+export async function makeCodeCaches({ root, cliDir }) {
+  const lib = await import(pathToFileURL(join(root, 'dist', 'src', 'index.js')).href);
+  const work = mkdtempSync(join(tmpdir(), 'rye-code-cache-'));
+  try {
+    const { env, project, tool, trustFile } = await scratchProject(lib, work);
+    // Which bodies' caches each run writes (main.js's from the run the goal is about).
+    const runs = [
+      [['fast/verify-file.js'], ['verify-file', tool, '--item-type', 'tool', '--trust', trustFile]],
+      [['fast/verify.js'], ['verify', 'tool', 'cache/noop', '--project', project, '--json']],
+      [['fast/bundle-verify.js'], ['bundle', 'verify', 'cache/app', '--project', project]],
+      [
+        ['fast/execute.js', 'main.js'],
+        ['execute', 'tool', 'cache/noop', '--project', project, '--json'],
+      ],
+    ];
+    // The first run of a tool writes its lockfile; the cache is of the runs after.
+    spawnSync(process.execPath, [join(root, 'bin', 'rye.js'), ...runs[3][1]], { env });
+    const failed = [];
+    for (const [writes, argv] of runs) {
+      const res = spawnSync(process.execPath, [here, cliDir, writes.join(','), ...argv], {
+        env,
+        encoding: 'utf8',
+      });
+      if (res.status === 2) throw new Error(`code cache of ${writes}: ${res.stderr}`);
+      if (res.status !== 0) failed.push(`${argv[0]} (${firstLine(res.stdout || res.stderr)})`);
+    }
+    return failed;
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+}
+
+const firstLine = (text) => text.trim().split('\n').slice(0, 3).join(' ').slice(0, 200);
+
+/** A project with a signed Python tool and a bundle, and a user space trusting their key. */
+async function scratchProject(lib, work) {
+  const pair = lib.generateKeyPair();
+  const signer = {
+    privateKey: lib.parsePrivateKey(pair.privateKeyPem),
+    fingerprint: lib.fingerprintOf(pair.publicKeyPem),
+  };
+  const project = join(work, 'project');
+  const user = join(work, 'user');
+  const trustFile = join(user, '.ai', 'trusted_keys', `${signer.fingerprint}.toml`);
+  write(
+    trustFile,
+    lib.formatTrustToml({
+      fingerprint: signer.fingerprint,
+      owner: 'code cache',
+      attestation: '',
+      publicKeyPem: pair.publicKeyPem,
+    }),
+  );
+  const tool = join(project, '.ai', 'tools', 'cache', 'noop.py');
+  write(
+    tool,
+    lib.signText(
+      '__version__ = "1.0.0"\n__tool_type__ = "python"\n__executor_id__ = "rye/core/runtimes/python_script_runtime"\n__category__ = "cache"\n__tool_description__ = "noop"\nprint("{}")\n',
+      { itemType: 'tool', extension: '.py', signer },
+    ).text,
+  );
+  write(join(project, 'app', 'index.txt'), 'an app\n');
+  mkdirSync(join(project, '.ai', 'tools', 'cache', 'app'), { recursive: true });
+  const env = { ...process.env, RYE_USER_SPACE: user };
+  delete env.RYE_SYSTEM_SPACE;
+  await lib.createBundle({
+    spaces: lib.resolveSpaces({ project, env }),
+    bundleId: 'cache/app',
+    version: '1.0.0',
+    includes: ['app'],
+    signer,
+  });
+  return { env, project, tool, trustFile };
+}
+
+function write(path, text) {
+  mkdirSync(dirname(path), { recursive: true });
+  writeFileSync(path, text);
+}
+
+/**
+ * The warm-up process: run `rye <argv…>` as bin/rye.js does, then write the
+ * code caches of the bodies `writes` names (paths under `cliDir`). Exits 0 when
+ * the command succeeded, 1 when it did not (the caches are written either way),
+ * 2 when a cache could not be written.
+ */
+async function warmUp(cliDir, writes, argv) {
+  try {
+    const { runCli, loadedBodies } = createRequire(import.meta.url)(join(cliDir, 'entry.cjs'));
+    const code = await runCli(cliDir, argv);
+    for (const file of writes.split(',')) {
+      const body = loadedBodies().get(join(cliDir, file.replace(/\.js$/, '.body.js')));
+      if (body === undefined) throw new Error(`rye ${argv[0]} did not load ${file} from a body`);
+      writeFileSync(body.codeCache.path, body.codeCache.create());
+    }
+    process.exitCode = code === 0 ? 0 : 1;
+  } catch (error) {
+    process.stderr.write(`${error?.stack ?? error}\n`);
+    process.exitCode = 2;
+  }
+}
+
+if (process.argv[1] === here) await warmUp(process.argv[2], process.argv[3], process.argv.slice(4));

@@ -1,0 +1,25 @@
+/**
+ * The `rye` binary's entry (bin/rye.js, CommonJS; built to dist/cli/entry.cjs).
+ *
+ * It runs the CLI's main module and the fast runners from their bodies with
+ * their code caches (src/cli/cached-body.ts), through Node's CommonJS loader:
+ * a command on the fast path (`--version`, `verify-file`, `verify`,
+ * `execute tool`, `bundle verify`) never starts the ES module loader, which
+ * costs ~5 ms before the first line of an ES module entry runs. Any other
+ * import (commander's commands, a runner's on-demand chunks) is an ordinary
+ * `import()`, and those modules load the same bodies' exports, not copies.
+ */
+import { pathToFileURL } from 'node:url';
+import { bodyPathOf, loadCachedBody } from './cached-body.js';
+
+/** `main.js` of the CLI bundle in `cliDir` (dist/cli) run on `argv`; resolves to the exit code. */
+export function runCli(cliDir: string, argv: readonly string[]): Promise<number> {
+  const importer = (url: string): Promise<unknown> =>
+    bodyPathOf(url) === undefined
+      ? import(url)
+      : Promise.resolve().then(() => loadCachedBody(url, importer).exports);
+  const main = loadCachedBody(pathToFileURL(`${cliDir}/main.js`).href, importer).exports['main'];
+  if (typeof main !== 'function') throw new Error(`${cliDir}/main.js exports no main()`);
+  return (main as (argv: readonly string[]) => Promise<number>)(argv);
+}
+export { loadedBodies } from './cached-body.js';
