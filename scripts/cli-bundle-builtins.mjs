@@ -13,9 +13,17 @@
 // imported (cli-bundle-doors.mjs checks the sources): a binding read before its
 // line would fail loudly (a const in its temporal dead zone), never change
 // what runs.
-import { builtinModules } from 'node:module';
+//
+// Built-ins a tool run rarely calls are loaded on first call instead: a named
+// import of a function from one of LAZY becomes a function that requires the
+// built-in and calls it (`node:fs/promises` is ~1 ms of every `rye execute`,
+// which calls it only to look an interpreter up on PATH). A call behaves the
+// same; only the function's identity differs, which no code of ours compares.
+import { builtinModules, createRequire } from 'node:module';
 
 const BUILTINS = new Set(builtinModules);
+const LAZY = new Set(['fs/promises', 'timers/promises']);
+const require = createRequire(import.meta.url);
 
 /** `import … from "<specifier>";` as esbuild prints it (one statement, names maybe on several lines). */
 const IMPORT = /^import ([^;'"]*?) from "([^"]+)";$/gm;
@@ -25,8 +33,23 @@ export function builtinsThroughRequire(text, file) {
   return text.replace(IMPORT, (statement, clause, specifier) => {
     const name = specifier.startsWith('node:') ? specifier.slice(5) : specifier;
     if (!BUILTINS.has(name)) return statement;
+    if (LAZY.has(name)) return lazyRequireOf(clause.trim(), specifier, file);
     return requireOf(clause.trim(), specifier, file);
   });
+}
+
+/** Each function a `{ a, b as c }` clause names, as a function requiring the built-in on call. */
+function lazyRequireOf(clause, specifier, file) {
+  const match = /^\{([^}]*)\}$/.exec(clause);
+  const module = require(specifier);
+  const pairs = match === null ? [] : names(match[1], file).split(', ').map((n) => n.split(': '));
+  if (pairs.length === 0 || pairs.some(([name]) => typeof module[name] !== 'function'))
+    return requireOf(clause, specifier, file);
+  const call = `require(${JSON.stringify(specifier)})`;
+  const functions = pairs.map(
+    ([name, local = name]) => `${local} = (...args) => ${call}.${name}(...args)`,
+  );
+  return `const ${functions.join(', ')};`;
 }
 
 function requireOf(clause, specifier, file) {

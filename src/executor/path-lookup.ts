@@ -2,9 +2,10 @@
  * Find a bare command name (`python3`, `node`) on PATH the way a careful shell
  * would, so that a spawn is always handed an absolute path and never does a
  * PATH lookup of its own. The only I/O is probing files; nothing is executed.
+ * Probes are synchronous: a stat and an access each, which cost less than the
+ * thread-pool trips of their promise forms, on every tool run.
  */
-import { constants } from 'node:fs';
-import { access, stat } from 'node:fs/promises';
+import { accessSync, constants, statSync } from 'node:fs';
 import { delimiter, isAbsolute, join } from 'node:path';
 
 const isWindows = process.platform === 'win32';
@@ -12,9 +13,9 @@ const isWindows = process.platform === 'win32';
 /** An existing regular file this process may execute (Windows: that exists). */
 export async function isExecutableFile(path: string): Promise<boolean> {
   try {
-    if (!(await stat(path)).isFile()) return false;
+    if (!statSync(path).isFile()) return false;
     // Windows has no execute bit; X_OK there only tests existence.
-    await access(path, isWindows ? constants.F_OK : constants.X_OK);
+    accessSync(path, isWindows ? constants.F_OK : constants.X_OK);
     return true;
   } catch {
     return false;

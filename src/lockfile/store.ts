@@ -1,6 +1,6 @@
 import type { Dirent } from 'node:fs';
-import { lstatSync } from 'node:fs';
-import { mkdir, readdir, realpath, rm } from 'node:fs/promises';
+import { lstatSync, readdirSync } from 'node:fs';
+import { mkdir, realpath, rm } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { RyeError, isRyeError } from '../errors/index.js';
 import type { ErrorCode } from '../errors/index.js';
@@ -199,7 +199,7 @@ export async function listVersions(
 ): Promise<{ path: string; version: string }[]> {
   const prefix = `${basename(toolId)}@`;
   return (
-    (await listDir(folder))
+    listDir(folder)
       .filter((e) => e.name.startsWith(prefix) && e.name.endsWith(LOCKFILE_SUFFIX))
       .map((e) => ({
         path: join(folder, e.name),
@@ -246,7 +246,7 @@ function checkRoot(lockfile: Lockfile, path: string, toolId: string, version: st
 
 async function walk(dir: string, rel: string): Promise<string[]> {
   const out: string[] = [];
-  for (const entry of await listDir(join(dir, rel))) {
+  for (const entry of listDir(join(dir, rel))) {
     const child = rel === '' ? entry.name : `${rel}/${entry.name}`;
     if (entry.isDirectory()) out.push(...(await walk(dir, child)));
     else if (entry.isFile() && entry.name.endsWith(LOCKFILE_SUFFIX)) out.push(child);
@@ -254,9 +254,15 @@ async function walk(dir: string, rel: string): Promise<string[]> {
   return out;
 }
 
-async function listDir(dir: string): Promise<Dirent[]> {
+/**
+ * The entries of a folder, or none when it is absent. Synchronous: a tool's
+ * lockfile folder is listed on every run by a signer (refuseRollback), and
+ * one small listing costs less than the thread-pool trip (and loading
+ * node:fs/promises) of its promise form.
+ */
+function listDir(dir: string): Dirent[] {
   try {
-    return await readdir(dir, { withFileTypes: true });
+    return readdirSync(dir, { withFileTypes: true });
   } catch (error) {
     if (isAbsent(error)) return [];
     throw fsError('FILE_UNREADABLE', 'list', dir, error);

@@ -42,6 +42,13 @@ describe('rye execute loads what a tool run uses', () => {
     expect(holding(res.files, 'src/executor/execute.ts')).toHaveLength(1);
     // All of it from the code bodies through the CommonJS entry: no ES module loaded.
     expect(res.modules).toEqual([]);
+    // Once the lockfile is written, no Node module the run has no use for
+    // (fs/promises and timers/promises load on a first call).
+    const again = await execute(p);
+    expect(JSON.parse(again.stdout)).toMatchObject({ metadata: { lockfile_used: true } });
+    expect(again.builtins).toContain('child_process');
+    for (const builtin of ['fs/promises', 'timers/promises', 'perf_hooks'])
+      expect(again.builtins, builtin).not.toContain(builtin);
     for (const source of [
       'src/bundle/bundle-of.ts',
       'src/bundle/manifest-parse.ts',

@@ -17,8 +17,9 @@ export async function load(url, context, next) {
 /**
  * Preloaded with --require, so the entry still runs as CommonJS (an --import
  * would load it through the ES module loader): logs every JavaScript file read
- * synchronously (CommonJS modules, and the bodies src/cli/cached-body.ts runs)
- * and registers the hook above for ES modules.
+ * synchronously (CommonJS modules, and the bodies src/cli/cached-body.ts runs),
+ * registers the hook above for ES modules, and logs Node's public built-in
+ * modules loaded by the time the process exits.
  */
 const PRELOAD = `const fs = require('node:fs');
 const read = fs.readFileSync;
@@ -27,7 +28,12 @@ fs.readFileSync = function (path, ...rest) {
     fs.appendFileSync(process.env.RYE_TEST_LOAD_LOG, 'read ' + path + '\\n');
   return read.call(this, path, ...rest);
 };
-require('node:module').register(${JSON.stringify(`data:text/javascript,${encodeURIComponent(HOOKS)}`)});`;
+require('node:module').register(${JSON.stringify(`data:text/javascript,${encodeURIComponent(HOOKS)}`)});
+process.on('exit', () => {
+  for (const m of process.moduleLoadList)
+    if (m.startsWith('NativeModule ') && !m.startsWith('NativeModule internal/'))
+      fs.appendFileSync(process.env.RYE_TEST_LOAD_LOG, 'builtin ' + m.slice(13) + '\\n');
+});`;
 
 export interface LoadedRun {
   readonly code: number;
@@ -39,6 +45,8 @@ export interface LoadedRun {
   readonly files: readonly string[];
   /** The ES modules among them (none, on the fast path: src/cli/entry.ts). */
   readonly modules: readonly string[];
+  /** Node's public built-in modules loaded (`fs`, `child_process`, …), this helper's own included. */
+  readonly builtins: readonly string[];
 }
 
 /** Run the real `rye` binary and list the files of the package it loaded. */
@@ -74,13 +82,22 @@ export async function ryeLoading(
       return rel.startsWith('..') ? [] : [rel.split(sep).join('/')];
     };
     const lines = text.split('\n').filter((line) => line !== '');
-    const files = lines.flatMap((line) =>
-      inPackage(line.startsWith('esm ') ? fileURLToPath(line.slice(4)) : line.slice(5)),
-    );
+    const builtins = lines.filter((l) => l.startsWith('builtin ')).map((l) => l.slice(8));
+    const files = lines
+      .filter((line) => !line.startsWith('builtin '))
+      .flatMap((line) =>
+        inPackage(line.startsWith('esm ') ? fileURLToPath(line.slice(4)) : line.slice(5)),
+      );
     const modules = lines
       .filter((line) => line.startsWith('esm '))
       .flatMap((line) => inPackage(fileURLToPath(line.slice(4))));
-    return { code, stdout, files: [...new Set(files)], modules: [...new Set(modules)] };
+    return {
+      code,
+      stdout,
+      files: [...new Set(files)],
+      modules: [...new Set(modules)],
+      builtins: [...new Set(builtins)],
+    };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
