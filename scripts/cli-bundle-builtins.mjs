@@ -42,7 +42,12 @@ export function builtinsThroughRequire(text, file) {
 function lazyRequireOf(clause, specifier, file) {
   const match = /^\{([^}]*)\}$/.exec(clause);
   const module = require(specifier);
-  const pairs = match === null ? [] : names(match[1], file).split(', ').map((n) => n.split(': '));
+  const pairs =
+    match === null
+      ? []
+      : names(match[1], file)
+          .split(', ')
+          .map((n) => n.split(': '));
   if (pairs.length === 0 || pairs.some(([name]) => typeof module[name] !== 'function'))
     return requireOf(clause, specifier, file);
   const call = `require(${JSON.stringify(specifier)})`;
