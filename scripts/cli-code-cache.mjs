@@ -83,8 +83,12 @@ async function scratchProject(lib, work) {
   );
   write(join(project, 'app', 'index.txt'), 'an app\n');
   mkdirSync(join(project, '.ai', 'tools', 'cache', 'app'), { recursive: true });
-  const env = { ...process.env, RYE_USER_SPACE: user };
-  delete env.RYE_SYSTEM_SPACE;
+  // None of the builder's own rye settings (a capability token, another system
+  // space…), and no NODE_OPTIONS: V8 refuses a cache made under other flags.
+  const env = Object.fromEntries(
+    Object.entries(process.env).filter(([k]) => !k.startsWith('RYE_') && k !== 'NODE_OPTIONS'),
+  );
+  env.RYE_USER_SPACE = user;
   await lib.createBundle({
     spaces: lib.resolveSpaces({ project, env }),
     bundleId: 'cache/app',

@@ -9,6 +9,7 @@
  * import (commander's commands, a runner's on-demand chunks) is an ordinary
  * `import()`, and those modules load the same bodies' exports, not copies.
  */
+import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { bodyPathOf, loadCachedBody } from './cached-body.js';
 
@@ -18,8 +19,11 @@ export function runCli(cliDir: string, argv: readonly string[]): Promise<number>
     bodyPathOf(url) === undefined
       ? import(url)
       : Promise.resolve().then(() => loadCachedBody(url, importer).exports);
-  const main = loadCachedBody(pathToFileURL(`${cliDir}/main.js`).href, importer).exports['main'];
-  if (typeof main !== 'function') throw new Error(`${cliDir}/main.js exports no main()`);
+  const mainPath = join(cliDir, 'main.js');
+  const { main } = loadCachedBody(pathToFileURL(mainPath).href, importer).exports;
+  if (typeof main !== 'function') throw new Error(`${mainPath} exports no main()`);
   return (main as (argv: readonly string[]) => Promise<number>)(argv);
 }
+
+/** For the build, which writes the code caches of what a run loaded (scripts/cli-code-cache.mjs). */
 export { loadedBodies } from './cached-body.js';
