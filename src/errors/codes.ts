@@ -490,7 +490,7 @@ export const ERROR_CODES = {
     hint: "The inputs do not match the directive's <inputs>: every problem is listed (unknown, missing required, wrong type); see docs/directives.md.",
   },
 
-  // Providers (threads, THREADS.md §7): descriptors, model resolution, provider requests.
+  // Providers (threads, THREADS.md section 7): descriptors, model resolution, provider requests.
   PROVIDER_NOT_FOUND: {
     class: 'failure',
     hint: 'Providers resolve from user then system space only (rye/agent/providers/<id> under .ai/tools/); check the id, <model provider> and $RYE_PROVIDER.',
@@ -551,7 +551,7 @@ export const ERROR_CODES = {
   },
 
   // Threads (issue 14 foundation): thread ids, thread records, tree locks,
-  // transcripts and the budget ledger (THREADS.md §6, §8, §9).
+  // transcripts and the budget ledger (THREADS.md sections 6, 8, 9).
   THREAD_ID_INVALID: {
     class: 'usage',
     hint: 'Thread ids look like <leaf>-<26 base32 chars>, e.g. implement_feature-01jf3k…; `rye thread list` shows them.',
@@ -661,7 +661,7 @@ export const ERROR_CODES = {
     hint: 'The Mcp-Session-Id is not a live session of this server (it ended or the server restarted); initialize a new session.',
   },
 
-  // The thread runner (issue 14, src/threads/loop; THREADS.md §2, §5).
+  // The thread runner (issue 14, src/threads/loop; THREADS.md sections 2, 5).
   THREAD_LIMIT_EXCEEDED: {
     class: 'failure',
     hint: 'The thread reached one of its limits (details.limit, current, max); raise it in the directive <limits> or with --limit k=v (0 = unlimited).',
@@ -766,7 +766,7 @@ export const ERROR_CODES = {
     class: 'failure',
     hint: 'git could not be run or reported an error (its message is included); check that git is installed.',
   },
-  // Hooks and compaction (issue 15, src/threads/hooks; THREADS.md §12).
+  // Hooks and compaction (issue 15, src/threads/hooks; THREADS.md section 12).
   THREAD_CONTEXT_EXHAUSTED: {
     class: 'failure',
     hint: 'The conversation outgrew the model context window (measured as characters / 4); declare a context_window_pressure hook whose control answer is a {summary}, or give the task a larger model.',
@@ -783,7 +783,7 @@ export const ERROR_CODES = {
     class: 'failure',
     hint: 'A control hook answered outputs that do not match its event schema ({action: retry|fail} for error, {summary} for context_window_pressure); the answer was ignored.',
   },
-  // MCP threads, detached roots, thread tools and `rye cap` (issue 16; docs/mcp.md, THREADS.md §11, §13).
+  // MCP threads, detached roots, thread tools and `rye cap` (issue 16; docs/mcp.md, THREADS.md sections 11, 13).
   THREAD_FAILED: {
     class: 'failure',
     hint: 'The thread ended without completing (details.thread_status: failed, cancelled, killed…); details hold its outputs and cost, `rye thread show <id>` its record.',

@@ -63,6 +63,14 @@ describe('the code caches', () => {
     expect(states(CLI)).toEqual(all('used'));
   });
 
+  it('every body is ASCII, so it is read without decoding (a comment esbuild keeps must be ASCII too)', () => {
+    for (const name of BODIES) {
+      const text = readFileSync(join(CLI, `${name}.body.js`), 'latin1');
+      const line = text.split('\n').findIndex((l) => /[^\x00-\x7f]/.test(l));
+      expect(line, `${name}.body.js line ${line + 1}`).toBe(-1);
+    }
+  });
+
   it('V8 refuses them under other flags: the bodies compile and the CLI works the same', () => {
     expect(states(CLI, ['--max-old-space-size=1000'])).toEqual(all('rejected'));
     const res = spawnSync(process.execPath, ['--max-old-space-size=1000', RYE_BIN, '--version'], {
