@@ -22,6 +22,7 @@ import { codeCachePath } from '../../src/cli/cached-body.js';
 import { VERSION } from '../../src/cli/main.js';
 import { RYE_BIN } from '../helpers/cli.js';
 import { makeExecProject } from '../helpers/exec-project.js';
+import { PYTHON_TOOL } from '../helpers/items.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const CLI = join(ROOT, 'dist', 'cli');
@@ -113,16 +114,7 @@ describe('the code caches', () => {
 
   it('runs a tool the same with its cache, without one and with V8 refusing it', async () => {
     const p = await makeExecProject();
-    p.write(
-      '.ai/tools/t/noop.py',
-      `__version__ = "1.0.0"
-__tool_type__ = "python"
-__executor_id__ = "rye/core/runtimes/python_script_runtime"
-__category__ = "t"
-__tool_description__ = "prints an object"
-print('{"n": 1}')
-`,
-    );
+    p.write('.ai/tools/t/noop.py', PYTHON_TOOL('t').replace('print("hi")', `print('{"n": 1}')`));
     await p.sign('tool', 't/noop');
     const copy = copyOfPackage();
     rmSync(codeCachePath(join(copy.cli, 'fast/execute.body.js')));
