@@ -54,15 +54,16 @@ export async function makeCodeCaches({ root, cliDir }) {
 
 const firstLine = (text) => text.trim().split('\n').slice(0, 3).join(' ').slice(0, 200);
 
-/** A project with a signed Python tool and a bundle, and a user space trusting their key. */
+/**
+ * A project with a signed Python tool and a bundle, and a user space that owns
+ * and trusts the signing key, as after `rye init` (a tool run then also looks
+ * for a newer lockfile of the user's own: that code is cached too).
+ */
 async function scratchProject(lib, work) {
-  const pair = lib.generateKeyPair();
-  const signer = {
-    privateKey: lib.parsePrivateKey(pair.privateKeyPem),
-    fingerprint: lib.fingerprintOf(pair.publicKeyPem),
-  };
   const project = join(work, 'project');
   const user = join(work, 'user');
+  const own = await lib.generateKeyFiles(join(user, '.ai', 'keys'));
+  const signer = await lib.readSigner(join(user, '.ai', 'keys'));
   const trustFile = join(user, '.ai', 'trusted_keys', `${signer.fingerprint}.toml`);
   write(
     trustFile,
@@ -70,7 +71,7 @@ async function scratchProject(lib, work) {
       fingerprint: signer.fingerprint,
       owner: 'code cache',
       attestation: '',
-      publicKeyPem: pair.publicKeyPem,
+      publicKeyPem: own.publicKeyPem,
     }),
   );
   const tool = join(project, '.ai', 'tools', 'cache', 'noop.py');
