@@ -59,6 +59,47 @@ const PUBLIC_KEY_CACHE_LIMIT = 4096;
 export function parsePublicKey(publicKeyPem: string): PublicKeyInfo {
   const cached = publicKeyCache.get(publicKeyPem);
   if (cached !== undefined) return cached;
+  const info = ed25519SpkiOf(publicKeyPem) ?? parsedPublicKey(publicKeyPem);
+  if (publicKeyCache.size >= PUBLIC_KEY_CACHE_LIMIT) {
+    publicKeyCache.delete(publicKeyCache.keys().next().value as string);
+  }
+  publicKeyCache.set(publicKeyPem, info);
+  return info;
+}
+
+/** The DER of an Ed25519 SubjectPublicKeyInfo (RFC 8410) up to its 32-byte key. */
+const ED25519_SPKI_PREFIX = Buffer.from('302a300506032b6570032100', 'hex');
+/** An SPKI PEM of one base64 line, as Node writes a 44-byte Ed25519 key (any line ending). */
+const ONE_LINE_SPKI_PEM =
+  /^-----BEGIN PUBLIC KEY-----\r?\n([A-Za-z0-9+/]{59}=)\r?\n-----END PUBLIC KEY-----(?:\r?\n)?$/;
+
+/**
+ * The key of a PEM that is exactly an Ed25519 SPKI key in the form Node writes
+ * it, without OpenSSL's PEM decoder and encoder (~1 ms on first use, at every
+ * command's start): the 32 key bytes are imported as a JWK, and the canonical
+ * PEM is the one line of base64 itself, which is what exporting the key would
+ * give. Anything else (another layout, another key type, base64 that does not
+ * re-encode to itself) is left to {@link parsedPublicKey}, which gives the same
+ * result for these inputs (test/integrity/keys.test.ts holds the two together).
+ */
+function ed25519SpkiOf(publicKeyPem: string): PublicKeyInfo | undefined {
+  const base64 = ONE_LINE_SPKI_PEM.exec(publicKeyPem)?.[1];
+  if (base64 === undefined) return undefined;
+  const der = Buffer.from(base64, 'base64');
+  if (
+    der.length !== ED25519_SPKI_PREFIX.length + 32 ||
+    !der.subarray(0, ED25519_SPKI_PREFIX.length).equals(ED25519_SPKI_PREFIX) ||
+    der.toString('base64') !== base64
+  )
+    return undefined;
+  const x = der.subarray(ED25519_SPKI_PREFIX.length).toString('base64url');
+  const key = createPublicKey({ key: { kty: 'OKP', crv: 'Ed25519', x }, format: 'jwk' });
+  const pem = `-----BEGIN PUBLIC KEY-----\n${base64}\n-----END PUBLIC KEY-----\n`;
+  return { fingerprint: fingerprintOf(pem), publicKeyPem: pem, key };
+}
+
+/** A public key through OpenSSL's PEM decoder, its canonical PEM from the key itself. */
+function parsedPublicKey(publicKeyPem: string): PublicKeyInfo {
   let key: KeyObject;
   try {
     key = createPublicKey({ key: publicKeyPem, format: 'pem' });
@@ -78,12 +119,7 @@ export function parsePublicKey(publicKeyPem: string): PublicKeyInfo {
     );
   }
   const pem = canonicalPem(key.export({ format: 'pem', type: 'spki' }).toString());
-  const info: PublicKeyInfo = { fingerprint: fingerprintOf(pem), publicKeyPem: pem, key };
-  if (publicKeyCache.size >= PUBLIC_KEY_CACHE_LIMIT) {
-    publicKeyCache.delete(publicKeyCache.keys().next().value as string);
-  }
-  publicKeyCache.set(publicKeyPem, info);
-  return info;
+  return { fingerprint: fingerprintOf(pem), publicKeyPem: pem, key };
 }
 
 /**

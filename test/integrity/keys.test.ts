@@ -107,6 +107,57 @@ describe('key parsing', () => {
     );
   });
 
+  it('parsePublicKey() reads a PEM as OpenSSL does, whether or not it takes the one-line Ed25519 shortcut', () => {
+    // What parsePublicKey gave before the shortcut: OpenSSL's decoder, then its
+    // encoder; an input it could not read was KEY_INVALID.
+    const reference = (pem: string) => {
+      try {
+        const key = createPublicKey({ key: pem, format: 'pem' });
+        const canonical = canonicalPem(key.export({ format: 'pem', type: 'spki' }).toString());
+        return { der: key.export({ format: 'der', type: 'spki' }).toString('hex'), canonical };
+      } catch {
+        return 'KEY_INVALID';
+      }
+    };
+    const outcome = (pem: string) => {
+      try {
+        const got = parsePublicKey(pem);
+        expect(got.fingerprint).toBe(fingerprintOf(got.publicKeyPem));
+        expect(got.key.asymmetricKeyType).toBe('ed25519');
+        const der = got.key.export({ format: 'der', type: 'spki' }).toString('hex');
+        return { der, canonical: got.publicKeyPem };
+      } catch (error) {
+        return (error as { code?: string }).code;
+      }
+    };
+    const variants = (pem: string): string[] => {
+      const [begin, body, end] = pem.trim().split('\n') as [string, string, string];
+      // The base64's last digit before '=' carries 2 unused bits: set them, same bytes.
+      const last = body.at(-2) ?? 'A';
+      const sloppy = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
+      const loose = sloppy[(sloppy.indexOf(last) & ~3) | 1] ?? last;
+      return [
+        pem,
+        pem.replaceAll('\n', '\r\n'),
+        pem.trimEnd(),
+        ` ${pem}`,
+        `${pem}\n`,
+        [begin, `${body.slice(0, -2)}${loose}=`, end, ''].join('\n'),
+        [begin, body.slice(0, 40), body.slice(40), end, ''].join('\n'),
+      ];
+    };
+    for (let i = 0; i < 40; i += 1) {
+      const { publicKey } = generateKeyPairSync('ed25519');
+      for (const pem of variants(publicKey.export({ format: 'pem', type: 'spki' }).toString()))
+        expect(outcome(pem), JSON.stringify(pem)).toEqual(reference(pem));
+    }
+    // An X25519 key has the same one-line shape and another algorithm: refused as before.
+    const x = generateKeyPairSync('x25519').publicKey.export({ format: 'pem', type: 'spki' });
+    expect(() => parsePublicKey(x.toString())).toThrow(
+      expect.objectContaining({ code: 'KEY_INVALID', details: { keyType: 'x25519' } }),
+    );
+  });
+
   it('parsePrivateKey() refuses garbage with KEY_INVALID', () => {
     expect(() => parsePrivateKey('not a key')).toThrow(
       expect.objectContaining({ code: 'KEY_INVALID' }),
