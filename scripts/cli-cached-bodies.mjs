@@ -1,28 +1,29 @@
-// The fast runners as function bodies with a V8 code cache (scripts/build-cli.mjs).
+// main.js and the fast runners as function bodies with a V8 code cache
+// (scripts/build-cli.mjs).
 //
 // Node 20 keeps no compiled code for ES modules between runs, and compiling is
 // most of what a fast runner costs once Node has started: ~10 ms for the
 // `execute` runner's top level and ~15 ms more for the functions a tool run
 // calls the first time. A vm.Script can be given V8's compiled code, so each
-// runner file (one ES module with no static import, after the merge and the
-// built-ins pass) is rewritten as one function, `<name>.body.js`, and in its
-// place goes a small ES module that loads it through src/cli/runner-body.ts and
-// exports the same names. Its on-demand chunks still import `./<name>.js` and
-// get the same bindings: one copy of each module, as before.
+// such file (one ES module with no static import, after the merge and the
+// built-ins pass) is rewritten as one function, `x.body.js`, and in its place
+// goes a small ES module that loads it through src/cli/cached-body.ts and
+// exports the same names. On-demand chunks still import `./x.js` and get the
+// same bindings: one copy of each module, as before.
 //
 // The rewrite is textual, so it refuses whatever it cannot carry over exactly:
 // another import or export statement, `import.meta` other than its URL, a
 // dynamic import of anything but a relative string, a name the wrapper uses,
-// an exported binding assigned after its declaration (the runner module exports
+// an exported binding assigned after its declaration (the loading module exports
 // the values the body returned), and a body that does not compile.
 import { build } from 'esbuild';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, relative, resolve } from 'node:path';
 import { Script } from 'node:vm';
 
-/** The body's parameters (src/cli/runner-body.ts calls it with these). */
+/** The body's parameters (src/cli/cached-body.ts calls it with these). */
 const PARAMETERS = ['require', '__rye_meta_url', '__rye_import'];
-/** The name the runner module exports the cache's state and maker under. */
+/** The name the loading module exports the cache's state and maker under. */
 export const CODE_CACHE_EXPORT = '__ryeCodeCache';
 
 /**
@@ -53,7 +54,7 @@ export function relativeImports(body) {
   return [...body.matchAll(/__rye_import\("([^"]+)"\)/g)].map((m) => m[1]);
 }
 
-/** The body text of a runner module and the names it exports ([local, exported] pairs). */
+/** The body text of a bundled module and the names it exports ([local, exported] pairs). */
 export function asBody(text, banner, file) {
   if (!text.startsWith(banner)) throw new Error(`${file} does not start with the banner`);
   let code = text.slice(banner.length);

@@ -1,15 +1,17 @@
-// Makes the fast runners' V8 code caches (scripts/build-cli.mjs; loaded by
-// src/cli/runner-body.ts).
+// Makes the V8 code caches of the CLI's main.js and fast runners
+// (scripts/build-cli.mjs; loaded by src/cli/cached-body.ts).
 //
-// Each runner runs once, in a process of its own, as `rye` would run it, on a
-// scratch project: a signed Python tool, its trusted key and a bundle. Then the
-// runner's code cache (the code of every function that run compiled) is
-// written beside its body. The caches hold compiled code only, no state of
-// the run: a run with a cache does exactly what it does without one.
+// Each command runs once, in a process of its own, as `rye` would run it, on
+// a scratch project: a signed Python tool, its user's own and trusted key, and
+// a bundle. Then the code cache of each body that run is for (the code of every
+// function the run compiled) is written beside the body. The caches hold
+// compiled code only, no state of the run: a run with a cache does exactly
+// what it does without one.
 //
-// A runner whose warm-up fails (no python3 on this machine, say) still gets
+// A command whose warm-up fails (no python3 on this machine, say) still gets
 // the cache of what it compiled; the build says so and goes on. Run as a
-// script, this file is that one process: `node cli-code-cache.mjs <runner> <argv…>`.
+// script, this file is that one process:
+// `node cli-code-cache.mjs <cli folder> <bodies, comma-separated> <argv…>`.
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -19,7 +21,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const here = fileURLToPath(import.meta.url);
 
-/** Write each fast runner's code cache; returns the ones whose warm-up did not succeed. */
+/** Write each body's code cache; returns the commands whose warm-up did not succeed. */
 export async function makeCodeCaches({ root, cliDir }) {
   const lib = await import(pathToFileURL(join(root, 'dist', 'src', 'index.js')).href);
   const work = mkdtempSync(join(tmpdir(), 'rye-code-cache-'));

@@ -42,7 +42,7 @@ export interface BodyCodeCache {
 }
 
 export interface CachedBody {
-  /** What the body returns: the runner module's exports, by name. */
+  /** What the body returns: the module's exports, by name. */
   readonly exports: Readonly<Record<string, unknown>>;
   readonly codeCache: BodyCodeCache;
 }
