@@ -42,17 +42,12 @@ export function builtinsThroughRequire(text, file) {
 function lazyRequireOf(clause, specifier, file) {
   const match = /^\{([^}]*)\}$/.exec(clause);
   const module = require(specifier);
-  const pairs =
-    match === null
-      ? []
-      : names(match[1], file)
-          .split(', ')
-          .map((n) => n.split(': '));
+  const pairs = match === null ? [] : nameList(match[1], file, 'imported');
   if (pairs.length === 0 || pairs.some(([name]) => typeof module[name] !== 'function'))
     return requireOf(clause, specifier, file);
   const call = `require(${JSON.stringify(specifier)})`;
   const functions = pairs.map(
-    ([name, local = name]) => `${local} = (...args) => ${call}.${name}(...args)`,
+    ([name, local]) => `${local} = (...args) => ${call}.${name}(...args)`,
   );
   return `const ${functions.join(', ')};`;
 }
@@ -73,14 +68,23 @@ function requireOf(clause, specifier, file) {
 
 /** `a, b as c` → `a, b: c`. */
 function names(list, file) {
+  return nameList(list, file, 'imported')
+    .map(([name, as]) => (name === as ? name : `${name}: ${as}`))
+    .join(', ');
+}
+
+/**
+ * `a, b as c` (an import or export list as esbuild prints it) → [['a', 'a'],
+ * ['b', 'c']]; `what` words the error for a name it cannot read.
+ */
+export function nameList(list, file, what) {
   return list
     .split(',')
     .map((s) => s.trim())
     .filter((s) => s !== '')
     .map((s) => {
       const m = /^([\w$]+)(?: as ([\w$]+))?$/.exec(s);
-      if (m === null) throw new Error(`${file}: cannot read the imported name \`${s}\``);
-      return m[2] === undefined ? m[1] : `${m[1]}: ${m[2]}`;
-    })
-    .join(', ');
+      if (m === null) throw new Error(`${file}: cannot read the ${what} name \`${s}\``);
+      return [m[1], m[2] ?? m[1]];
+    });
 }

@@ -20,6 +20,7 @@ import { build } from 'esbuild';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, relative, resolve } from 'node:path';
 import { Script } from 'node:vm';
+import { nameList } from './cli-bundle-builtins.mjs';
 
 /** The body's parameters (src/cli/cached-body.ts calls it with these). */
 const PARAMETERS = ['require', '__rye_meta_url', '__rye_import'];
@@ -61,15 +62,7 @@ export function asBody(text, banner, file) {
   const tail = /\nexport \{([^}]*)\};\n*$/.exec(code);
   if (tail === null) throw new Error(`${file}: no export list at its end`);
   code = code.slice(0, tail.index + 1);
-  const exported = tail[1]
-    .split(',')
-    .map((s) => s.trim())
-    .filter((s) => s !== '')
-    .map((s) => {
-      const m = /^([\w$]+)(?: as ([\w$]+))?$/.exec(s);
-      if (m === null) throw new Error(`${file}: cannot read the exported name \`${s}\``);
-      return [m[1], m[2] ?? m[1]];
-    });
+  const exported = nameList(tail[1], file, 'exported');
   if (/^(?:import|export)\b/m.test(code))
     throw new Error(`${file}: an import or export statement a function body cannot hold`);
   for (const name of [...PARAMETERS.slice(1), CODE_CACHE_EXPORT])

@@ -151,6 +151,13 @@ describe('key parsing', () => {
       for (const pem of variants(publicKey.export({ format: 'pem', type: 'spki' }).toString()))
         expect(outcome(pem), JSON.stringify(pem)).toEqual(reference(pem));
     }
+    // 32 bytes that are no point on the curve: both ways take them alike (verification fails later).
+    const noPoint = Buffer.concat([
+      Buffer.from('302a300506032b6570032100', 'hex'),
+      Buffer.alloc(32, 0xff),
+    ]);
+    const noPointPem = `-----BEGIN PUBLIC KEY-----\n${noPoint.toString('base64')}\n-----END PUBLIC KEY-----\n`;
+    expect(outcome(noPointPem)).toEqual(reference(noPointPem));
     // An X25519 key has the same one-line shape and another algorithm: refused as before.
     const x = generateKeyPairSync('x25519').publicKey.export({ format: 'pem', type: 'spki' });
     expect(() => parsePublicKey(x.toString())).toThrow(
