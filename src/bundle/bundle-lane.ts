@@ -86,10 +86,13 @@ export function laneChecker(
     if (!inApp && !itemPrefixes.some((prefix) => path.startsWith(prefix)))
       return `it lists ${path.slice(0, 200)}, outside the bundle's folders`;
     // A segment starting with a dot: the first one (unless it is the fixed `.ai`), or one after a `/`.
-    const rest = path.startsWith('.ai/') ? path.slice(3) : `/${path}`;
-    if (rest.includes('/.')) {
-      const dotted = rest.split('/').find((s) => s.startsWith('.'));
-      return `it lists ${path.slice(0, 200)}, whose segment "${dotted}" is a dot-path`;
+    const dotted = path.startsWith('.ai/')
+      ? path.includes('/.', 3)
+      : path.startsWith('.') || path.includes('/.');
+    if (dotted) {
+      const rest = path.startsWith('.ai/') ? path.slice(3) : `/${path}`;
+      const segment = rest.split('/').find((s) => s.startsWith('.'));
+      return `it lists ${path.slice(0, 200)}, whose segment "${segment}" is a dot-path`;
     }
     // App folders never contain a node_modules segment themselves (includeProblem).
     if (!inApp && isNodeModulesPath(path))
@@ -98,9 +101,13 @@ export function laneChecker(
   };
 }
 
+// Matches whenever the lower-cased path contains `node_modules`: no character
+// outside ASCII lower-cases to one of its letters.
+const NODE_MODULES_ANYWHERE = new RegExp(NODE_MODULES, 'i');
+
 /** True when a listed path lies in a `node_modules` folder (below an app folder, by the rule). */
 export function isNodeModulesPath(path: string): boolean {
-  // Most paths have no such segment: one lower-casing of the whole path rules them out.
-  if (!path.toLowerCase().includes(NODE_MODULES)) return false;
+  // Most paths have no such segment: one search, with no copy of the path, rules them out.
+  if (!NODE_MODULES_ANYWHERE.test(path)) return false;
   return path.split('/').some((s) => s.toLowerCase() === NODE_MODULES);
 }

@@ -145,7 +145,8 @@ export async function walkBundlePaths(
     const below: Promise<void>[] = [];
     for (const entry of entries) {
       if (entry.name.startsWith('.')) continue;
-      const modules = entry.name.toLowerCase() === NODE_MODULES;
+      const modules =
+        entry.name.length === NODE_MODULES.length && entry.name.toLowerCase() === NODE_MODULES;
       if (modules && !(app && options.nodeModules === true)) continue;
       if (!deps && !modules && excluded(entry.name)) continue;
       const child = `${rel}/${entry.name}`;

@@ -1,9 +1,10 @@
 /**
- * The checks of a bundle manifest's fields, whichever reader read the text
- * (manifest-parse.ts: the `files:` fast path or full YAML): the `bundle`
- * block, and every `files` row's path (the path rule, listed once across
- * NFC/NFD spellings) and entry (64 lowercase hex, a boolean flag). Each
- * problem is an issue, worded here and collected in {@link Issues}.
+ * The checks of a bundle manifest's fields: the `bundle` block, whichever
+ * reader read the text (manifest-parse.ts), and every `files` row the full
+ * YAML reader read: its path (the path rule, listed once across NFC/NFD
+ * spellings) and entry (64 lowercase hex, a boolean flag). The `files:` fast
+ * path reads only rows that pass these (manifest-fast.ts). Each problem is an
+ * issue, worded here and collected in {@link Issues}.
  */
 import { ITEM_TYPES, isSemver, parseItemId, type ItemType } from '../items/index.js';
 import {
@@ -128,19 +129,6 @@ export function filesOf(value: unknown, issues: Issues): Map<string, ManifestEnt
   return checkedFiles(rows, issues, (where, path, raw) =>
     entryOf(whereOf(where, path), raw, issues),
   );
-}
-
-/**
- * The fast path's `files` (tryParseFilesFast): each entry's hash and flag are
- * already what entryOf requires; the paths get every check YAML rows get.
- */
-export function fastFilesOf(
-  files: ReadonlyMap<string, ManifestEntry>,
-  issues: Issues,
-): Map<string, ManifestEntry> {
-  const rows: [Where, string, ManifestEntry][] = [];
-  for (const [path, entry] of files) rows.push([null, path, entry]);
-  return checkedFiles(rows, issues, (_where, _path, entry) => entry);
 }
 
 /**

@@ -8,7 +8,7 @@ import { isAlias, isMap, isScalar, LineCounter, visit, type Document } from 'yam
 import { RyeError, isRyeError } from '../errors/index.js';
 import { parseYamlDocumentCapped, type YamlCaps } from '../items/index.js';
 import { tryParseFilesFast } from './manifest-fast.js';
-import { Issues, bundleOf, fastFilesOf, filesOf, messageOf, show } from './manifest-fields.js';
+import { Issues, bundleOf, filesOf, messageOf, show } from './manifest-fields.js';
 import type { BundleManifest, ManifestEntry } from './types.js';
 
 /** Largest manifest accepted, in UTF-8 bytes (a 100k-file bundle is ~15 MB). */
@@ -74,8 +74,8 @@ export function parseManifestWith(
     return refuse(source, issues);
   }
   const bundle = bundleOf(root.get('bundle'), issues);
-  const files =
-    fast === undefined ? filesOf(root.get('files'), issues) : fastFilesOf(fast.files, issues);
+  // The fast path's entries already passed every check filesOf makes (manifest-fast.ts).
+  const files = fast === undefined ? filesOf(root.get('files'), issues) : fast.files;
   if (issues.count > 0) return refuse(source, issues);
   return { bundle, files };
 }

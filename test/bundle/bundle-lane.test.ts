@@ -111,9 +111,12 @@ describe('lanePathProblem()', () => {
   });
 
   it('refuses node_modules outside the app folders', () => {
-    expect(problem('.ai/tools/apps/todo/node_modules/x/index.js')).toMatch(
-      /a node_modules file outside the bundle's app folders/,
-    );
+    for (const folder of ['node_modules', 'Node_Modules', 'NODE_MODULES'])
+      expect(problem(`.ai/tools/apps/todo/${folder}/x/index.js`)).toMatch(
+        /a node_modules file outside the bundle's app folders/,
+      );
+    expect(problem('.ai/tools/apps/todo/my_node_modules/x.js')).toBe(undefined);
+    expect(problem('.ai/tools/apps/todo/node_modules.js')).toBe(undefined);
   });
 });
 

@@ -138,7 +138,12 @@ describe('manifest fast path: refusals and odd layouts match the full YAML path'
     ['no final newline', sig + head + 'files:\n' + body.slice(0, -1), 'fast'],
     ['a plain all-digit hash (a number)', head + 'files:\n' + group('a/b', DIGITS), 'full'],
     ['a plain float-like hash', head + 'files:\n' + group('a/b', FLOATY), 'full'],
-    ['a path failing the path rule', head + 'files:\n' + group('a/../b'), 'fast'],
+    ['a path failing the path rule', head + 'files:\n' + group('a/../b'), 'full'],
+    ['a segment of dots', head + 'files:\n' + group('a/.../b'), 'full'],
+    ['an empty segment', head + 'files:\n' + group('a//b'), 'full'],
+    ['a trailing slash', head + 'files:\n' + group('a/b/'), 'full'],
+    ['keys out of order', head + 'files:\n' + group('c/d') + group('a/b'), 'full'],
+    ['keys in order', head + 'files:\n' + group('a/b') + group('a/b.x') + group('a/c'), 'fast'],
     ['an empty files section', head + 'files:\n', 'full'],
     ['a duplicate key', head + 'files:\n' + group('a/b') + group('a/b'), 'full'],
     ['a second files key', head + 'files: {}\nfiles:\n' + body, 'full'],
@@ -210,10 +215,46 @@ describe('manifest fast path: refusals and odd layouts match the full YAML path'
     expect(fastRuns).toBeGreaterThan(10);
   });
 
+  it('isFastKey() is exactly: plain key characters, a `/`, no indicator first, and the path rule', () => {
+    const spec = (k: string) =>
+      k.length <= 1000 &&
+      /^[A-Za-z0-9_.][A-Za-z0-9_.@+/-]*$/.test(k) &&
+      k.includes('/') &&
+      manifestPathProblem(k) === undefined;
+    const key = fc.string({ unit: fc.constantFrom(...'aZ09_.@+-/ :é'), maxLength: 12 });
+    fc.assert(
+      fc.property(key, (k) => {
+        expect(isFastKey(k)).toBe(spec(k));
+      }),
+      { numRuns: 5000 },
+    );
+    for (const k of ['.ai/x', 'a/.b', 'a/..b', '_/_', '.@/x', 'a/b-c@d+e.f'])
+      expect([k, isFastKey(k)]).toEqual([k, true]);
+    for (const k of [
+      './x',
+      'a/..',
+      'a/.../b',
+      '@a/b',
+      'a//b',
+      '/a',
+      'a/',
+      'a',
+      `a/${'x'.repeat(999)}`,
+    ])
+      expect([k, isFastKey(k)]).toEqual([k, false]);
+  });
+
   it('tryParseFilesFast() refuses anything but the exact groups', () => {
     expect(tryParseFilesFast(`files:\n${group('a/b')}`)?.files).toEqual(
       new Map([['a/b', { sha256: HASH, inlineSigned: false }]]),
     );
+    const read = tryParseFilesFast(
+      `files:\n${group('a/b', `'${DIGITS}'`, 'true')}${group('a/c', HASH, 'false')}`,
+    );
+    expect([...(read?.files ?? [])]).toEqual([
+      ['a/b', { sha256: DIGITS, inlineSigned: true }],
+      ['a/c', { sha256: HASH, inlineSigned: false }],
+    ]);
     for (const bad of [
       `files:\n`,
       `files: \n${group('a/b')}`,
@@ -225,6 +266,11 @@ describe('manifest fast path: refusals and odd layouts match the full YAML path'
       `files:\n${group('a /b')}`,
       `files:\n${group('-a/b')}`,
       `files:\n${group('a/b:')}`,
+      `files:\n${group('a/./b')}`,
+      `files:\n${group('a/b')}${group('a/b')}`,
+      `files:\n${group('b/a')}${group('a/b')}`,
+      `files:\n${group('a/b').replace('false', 'fals')}`,
+      `files:\n${group('a/b')}${group('a/c', `'${HASH}`)}`,
     ])
       expect(tryParseFilesFast(bad)).toBeUndefined();
   });
