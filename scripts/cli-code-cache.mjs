@@ -13,9 +13,9 @@
 // script, this file is that one process:
 // `node cli-code-cache.mjs <cli folder> <bodies, comma-separated> <argv…>`.
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { dirname, join, relative, sep } from 'node:path';
 import { createRequire } from 'node:module';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
@@ -115,6 +115,13 @@ function write(path, text) {
  */
 async function warmUp(cliDir, writes, argv) {
   try {
+    // Bodies are compiled under their names in the package (`rye-ts/dist/cli/…`),
+    // which Node 20 shows in stack traces in place of the installed path
+    // (src/cli/cached-body.ts): never this build machine's folders.
+    const root = join(cliDir, '..', '..');
+    const { name } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
+    globalThis[Symbol.for('rye.cli.cacheScriptName')] = (path) =>
+      [name, ...relative(root, path).split(sep)].join('/');
     const { runCli, loadedBodies } = createRequire(import.meta.url)(join(cliDir, 'entry.cjs'));
     const code = await runCli(cliDir, argv);
     for (const file of writes.split(',')) {

@@ -97,9 +97,25 @@ export function readCodeCache(
 
 /** Every body this process has loaded, by the path of its file (one load each). */
 const LOADED = Symbol.for('rye.cli.cachedBodies');
+
 function loaded(): Map<string, CachedBody> {
   const g = globalThis as { [LOADED]?: Map<string, CachedBody> };
   return (g[LOADED] ??= new Map());
+}
+
+/**
+ * Where a body's code says it is in stack traces: its path, unless the
+ * build's warm-up (scripts/cli-code-cache.mjs) sets `globalThis[SCRIPT_NAME]`
+ * to name it by its place in the package. V8 11 (Node 20) keeps the name a
+ * cache was made under, not the path a later run compiles it from, so every
+ * frame of a cached body would otherwise show the build machine's folder.
+ * Newer V8 shows the run's own path either way.
+ */
+const SCRIPT_NAME = Symbol.for('rye.cli.cacheScriptName');
+
+function scriptName(bodyPath: string): string {
+  const name = (globalThis as { [SCRIPT_NAME]?: (path: string) => string })[SCRIPT_NAME];
+  return name === undefined ? bodyPath : name(bodyPath);
 }
 
 /** The body file of the module at `moduleUrl` (`x.js` → `x.body.js`), when it has one. */
@@ -135,7 +151,7 @@ export function loadCachedBody(
   const cached = readCodeCache(path, bodyDigest);
   // esbuild writes ASCII but for some comments: ASCII is read without decoding.
   const script = new Script(source.toString(isAscii(source) ? 'latin1' : 'utf8'), {
-    filename: bodyPath,
+    filename: scriptName(bodyPath),
     ...('data' in cached ? { cachedData: cached.data } : {}),
   });
   const state: CodeCacheState =

@@ -112,6 +112,33 @@ describe('the code caches', () => {
     });
   });
 
+  it("a cached body's stack frames name where it runs or its place in the package, never the build's folder", () => {
+    const copy = copyOfPackage();
+    // The first write of `rye --version` comes from main.body.js: its frame says where that is.
+    const script = `const fs = require('node:fs');
+const write = fs.writeSync;
+let frame;
+fs.writeSync = function (...args) {
+  frame ??= new Error().stack.split('\\n')[2];
+  return write.apply(this, args);
+};
+const { runCli, loadedBodies } = require(${JSON.stringify(join(copy.cli, 'entry.cjs'))});
+runCli(${JSON.stringify(copy.cli)}, ['--version']).then(() => {
+  const state = loadedBodies().get(${JSON.stringify(join(copy.cli, 'main.body.js'))}).codeCache.state;
+  process.stderr.write(JSON.stringify({ frame, state }));
+});`;
+    const res = spawnSync(process.execPath, ['-e', script], { encoding: 'utf8' });
+    expect(res.stdout).toBe(`${VERSION}\n`);
+    const { frame, state } = JSON.parse(res.stderr) as { frame: string; state: string };
+    expect(state).toBe('used');
+    const file = /\((.*):\d+:\d+\)$/.exec(frame)?.[1];
+    // Node 20 (V8 11) names the frame as the build compiled it; newer V8 by the running file.
+    const v8Major = Number(process.versions.v8.split('.')[0]);
+    expect(file).toBe(
+      v8Major < 12 ? 'rye-ts/dist/cli/main.body.js' : join(copy.cli, 'main.body.js'),
+    );
+  });
+
   it('runs a tool the same with its cache, without one and with V8 refusing it', async () => {
     const p = await makeExecProject();
     p.write('.ai/tools/t/noop.py', PYTHON_TOOL('t').replace('print("hi")', `print('{"n": 1}')`));
