@@ -142,6 +142,7 @@ export async function verifyBundle(input: VerifyBundleInput): Promise<BundleRepo
   });
   walking.catch(() => undefined); // awaited below, unless the hashing throws first
   await checkListedFiles(base, manifest.files, trust, files, input.onProgress);
+  recordOk(manifest.files, files);
   const walked = await walking;
   for (const found of [walked.files, walked.strays])
     for (const rel of found) if (!manifest.files.has(rel)) files.unlisted.push(rel);
@@ -161,8 +162,8 @@ interface ListedFile {
 }
 
 /**
- * Check every listed file against its entry, recording each in `files`.
- * Those without an inline signature are hashed in bulk (digestFiles, and one
+ * Check every listed file against its entry, recording each that fails in
+ * `files` (the others are ok: {@link recordOk}). Those without an inline signature are hashed in bulk (digestFiles, and one
  * comparison when all match); inline-signed ones are read whole and kept, so
  * their signature is checked on exactly the bytes hashed.
  */
@@ -203,9 +204,7 @@ async function checkListedFiles(
       : (done, _n, bytes) => onProgress(skipped + done, total, bytes),
   );
   const read = { bytes: digests.bytes };
-  if (digests.allEqual(plain.sha256s)) {
-    for (const rel of plain.rels) files.ok.push(rel);
-  } else {
+  if (!digests.allEqual(plain.sha256s)) {
     read.bytes = 0;
     for (let i = 0; i < plainCount; i += 1) {
       const rel = plain.rels[i] as string;
@@ -232,9 +231,9 @@ function finish(
   files: BundleFileReport,
   listed: number,
 ): BundleReport {
-  // Checks run concurrently: sort every list so a report is deterministic.
+  // Checks run concurrently: sort every list so a report is deterministic
+  // (`ok` is in manifest order already, and it is the long one).
   const byPath = (a: { path: string }, b: { path: string }): number => comparePaths(a.path, b.path);
-  files.ok.sort(comparePaths);
   files.missing.sort(comparePaths);
   files.unlisted.sort(comparePaths);
   files.tampered.sort(byPath);
@@ -325,18 +324,11 @@ async function checkFile(
   if (!recordDigest(file, read, files, counted)) return;
   if (entry.inlineSigned && read.bytes !== null) {
     const failure = await inlineSignatureFailure(rel, read.bytes, trust);
-    if (failure !== undefined) {
-      files.badSignature.push({ path: rel, ...failure });
-      return;
-    }
+    if (failure !== undefined) files.badSignature.push({ path: rel, ...failure });
   }
-  files.ok.push(rel);
 }
 
-/**
- * Record a digest: tampered when it differs from the manifest's, else ok —
- * unless the file carries an inline signature still to check. True when it matched.
- */
+/** Record a digest that differs from the manifest's as tampered. True when it matched. */
 function recordDigest(
   file: ListedFile,
   read: { readonly sha256: string; readonly size: number },
@@ -348,8 +340,17 @@ function recordDigest(
     files.tampered.push({ path: file.rel, expected: file.entry.sha256, actual: read.sha256 });
     return false;
   }
-  if (!file.entry.inlineSigned) files.ok.push(file.rel);
   return true;
+}
+
+/**
+ * Every listed file the checks did not record as missing, tampered or with a
+ * bad signature is ok (each lands in exactly one list), in manifest order.
+ */
+function recordOk(listed: ReadonlyMap<string, ManifestEntry>, files: BundleFileReport): void {
+  const failed = new Set<string>(files.missing);
+  for (const { path } of [...files.tampered, ...files.badSignature]) failed.add(path);
+  for (const rel of listed.keys()) if (!failed.has(rel)) files.ok.push(rel);
 }
 
 /**

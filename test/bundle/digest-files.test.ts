@@ -98,6 +98,22 @@ describe('Digests.allEqual()', () => {
 });
 
 describe('verifyBundle() of a large bundle', () => {
+  it('lists each file once as ok, a file over the item cap (streamed) too', async () => {
+    const spaces = makeTempSpaces();
+    const { signer, trust } = makeSigner();
+    const app = join(spaces.project, 'app');
+    mkdirSync(join(app, 'data'), { recursive: true });
+    writeFileSync(join(app, 'data', 'big.bin'), '');
+    truncateSync(join(app, 'data', 'big.bin'), MAX_ITEM_BYTES + 1);
+    writeFileSync(join(app, 'a.txt'), 'a');
+    writeFileSync(join(app, 'z.txt'), 'z');
+    await createBundle({ spaces, bundleId: 'apps/l', version: '1.0.0', includes: ['app'], signer });
+    const report = await verifyBundle({ spaces, bundleId: 'apps/l', trust });
+    expect(report.ok).toBe(true);
+    expect(report.files.ok).toEqual(['app/a.txt', 'app/data/big.bin', 'app/z.txt']);
+    expect(report.counts).toMatchObject({ listed: 3, ok: 3 });
+  });
+
   it('reports tampered, missing, linked and unlisted files among 1,200', async () => {
     const spaces = makeTempSpaces();
     const { signer, trust } = makeSigner();
