@@ -88,6 +88,11 @@ export interface WalkOptions {
    * the `node_modules` of an item folder.
    */
   readonly nodeModules?: boolean | undefined;
+  /**
+   * Paths left out of what the walk returns (a manifest's listed files, when
+   * only the files that are not listed are wanted).
+   */
+  readonly except?: { has(path: string): boolean } | undefined;
 }
 
 /**
@@ -130,6 +135,7 @@ export async function walkBundlePaths(
   options: WalkOptions = {},
 ): Promise<{ files: string[]; strays: string[] }> {
   const excluded = excludeMatcher(options.exclude ?? DEFAULT_BUNDLE_EXCLUDES);
+  const except = options.except;
   const files = new Set<string>();
   const strays = new Set<string>();
 
@@ -151,6 +157,7 @@ export async function walkBundlePaths(
       if (!deps && !modules && excluded(entry.name)) continue;
       const child = `${rel}/${entry.name}`;
       if (entry.isDirectory()) below.push(walk(child, app, deps || modules));
+      else if (except?.has(child) === true) continue;
       else if (entry.isFile()) files.add(child);
       else strays.add(child);
     }

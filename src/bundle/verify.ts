@@ -139,13 +139,14 @@ export async function verifyBundle(input: VerifyBundleInput): Promise<BundleRepo
     exclude: input.exclude,
     // A bundle made with its app dependencies is checked for files planted there too.
     nodeModules: someNodeModulesPath(manifest.files.keys()),
+    except: manifest.files,
   });
   walking.catch(() => undefined); // awaited below, unless the hashing throws first
   await checkListedFiles(base, manifest.files, trust, files, input.onProgress);
   recordOk(manifest.files, files);
   const walked = await walking;
   for (const found of [walked.files, walked.strays])
-    for (const rel of found) if (!manifest.files.has(rel)) files.unlisted.push(rel);
+    for (const rel of found) files.unlisted.push(rel);
   return report(check, manifest.bundle.version, manifest.files.size);
 }
 
