@@ -4,7 +4,8 @@ import { isRyeError, type ErrorCode } from '../errors/index.js';
 import type { TrustSet } from '../integrity/index.js';
 import { SPACE_NAMES, type SpaceName, type Spaces } from '../items/index.js';
 import { relativeInside } from '../platform/index.js';
-import { listManifestPaths } from './list.js';
+import { bundleItemRoots } from './collect.js';
+import { listManifestPaths, type ManifestLocation } from './list.js';
 import {
   VerifiedManifestCache,
   verifiedManifest,
@@ -48,19 +49,34 @@ export interface BundleLookup {
  * so a broken bundle never hides another one. `path` is absolute or
  * project-relative; it is compared through real paths.
  *
+ * With `skipUnrelated`, the manifests that cannot cover the file whatever
+ * they say are not read (nor reported in `refused`): for a file under `.ai/`,
+ * those of every bundle but the ones whose own item folders hold it. A
+ * verified manifest lists only paths below its bundle's folders (the lane
+ * rule, `manifestScopeProblem`), and none of them is an app folder inside
+ * `.ai/`; a manifest that does not verify covers nothing. The executor asks
+ * this for its tool, so a project's large bundle costs a tool outside it
+ * nothing.
+ *
  * @throws RyeError only for a failure to list the bundles (FILE_UNREADABLE).
  */
 export async function findBundlesFor(
   spaces: Spaces,
   path: string,
-  options: { readonly trust: TrustSet; readonly cache?: VerifiedManifestCache },
+  options: {
+    readonly trust: TrustSet;
+    readonly cache?: VerifiedManifestCache;
+    readonly skipUnrelated?: boolean;
+  },
 ): Promise<BundleLookup> {
   const cache = options.cache ?? new VerifiedManifestCache();
   const target = await realOrResolved(resolve(spaces.project, path));
-  const holding = new Set<SpaceName>();
+  // The file relative to each space whose base folder holds it.
+  const holding = new Map<SpaceName, string>();
   for (const space of SPACE_NAMES) {
     const base = await realOrResolved(spaces[space]);
-    if (relativeInside(base, target)) holding.add(space); // strictly inside: not '' nor undefined
+    const rel = relativeInside(base, target);
+    if (rel) holding.set(space, rel); // strictly inside: not '' nor undefined
   }
   if (holding.size === 0) return { covering: [], refused: [] };
 
@@ -70,6 +86,7 @@ export async function findBundlesFor(
   const listed = (await listManifestPaths(spaces)).filter((b) => holding.has(b.space));
   for (const space of SPACE_NAMES) {
     for (const b of listed.filter((l) => l.space === space)) {
+      if (options.skipUnrelated === true && !mayCover(b, holding.get(space) ?? '')) continue;
       let verified: VerifiedManifest;
       try {
         verified = await verifiedManifest(b.path, options.trust, cache, b.space);
@@ -95,6 +112,19 @@ export async function findBundlesFor(
     }
   }
   return { covering, refused };
+}
+
+/**
+ * Whether bundle `b`'s manifest could cover the file at `rel` (relative to
+ * the manifest's base, `/`-separated) once verified: always for a file
+ * outside `.ai/` (an app folder may hold it), else only when one of the
+ * bundle's own item folders does. A folder that is no bundle id never
+ * verifies.
+ */
+function mayCover(b: ManifestLocation, rel: string): boolean {
+  if (b.idProblem !== undefined) return false;
+  if (!rel.startsWith('.ai/')) return true;
+  return bundleItemRoots(b.bundleId).some((root) => rel.startsWith(`${root}/`));
 }
 
 /** The real path, or the resolved one when it does not exist (nothing there to follow). */

@@ -16,7 +16,7 @@ export { createBundle } from './create.js';
 export type { CreateBundleInput, CreatedBundle } from './create.js';
 export { hasInlineSignature, hashFiles, itemTypeOfPath, readDigest } from './hash-files.js';
 export type { HashedFile, ProgressFn, ReadDigest } from './hash-files.js';
-export { bundlesDir, mayHaveBundles } from './bundles-dir.js';
+export { bundlesDir, mayHaveBundlesFor } from './bundles-dir.js';
 export { listBundles, listManifestPaths } from './list.js';
 export type { ListedBundle, ManifestLocation } from './list.js';
 export { MAX_MANIFEST_BYTES, parseManifest, parseManifestWith } from './manifest-parse.js';

@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { mayHaveBundles, type VerifiedManifestCache } from '../bundle/index.js';
+import { mayHaveBundlesFor, type VerifiedManifestCache } from '../bundle/index.js';
 import { RyeError } from '../errors/index.js';
 import { bodyWithoutSignature, verifyText, type TrustSet } from '../integrity/index.js';
 import { extractMetadata, loadSpaceTrust, resolveItem, type Spaces } from '../items/index.js';
@@ -215,11 +215,17 @@ async function bundleFilesFor(
   toolPath: string,
   trust: TrustSet,
 ): Promise<{ files: { absolutePath: string; rawSha256: string }[]; roots: string[] }> {
-  // Most projects have no bundle: then the bundle code and its YAML parser are never loaded.
-  if (!mayHaveBundles(spaces)) return { files: [], roots: [] };
+  // Most tools are in no bundle: then the bundle code and its YAML parser are never loaded.
+  if (!mayHaveBundlesFor(spaces, toolPath)) return { files: [], roots: [] };
   const { findBundlesFor, VerifiedManifestCache } = await import('../bundle/index.js');
   manifestCache ??= new VerifiedManifestCache();
-  const { covering } = await findBundlesFor(spaces, toolPath, { trust, cache: manifestCache });
+  // Only the manifests that could cover the tool are read (a tool under `.ai/`
+  // is covered only by its own bundle's): a project's other bundles cost nothing.
+  const { covering } = await findBundlesFor(spaces, toolPath, {
+    trust,
+    cache: manifestCache,
+    skipUnrelated: true,
+  });
   const files: { absolutePath: string; rawSha256: string }[] = [];
   const roots = new Set<string>();
   for (const { verified } of covering) {

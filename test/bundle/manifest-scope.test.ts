@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
   VerifiedManifestCache,
@@ -104,6 +105,14 @@ describe('a signed manifest listing another bundle’s file, at run time', () =>
     ]);
   });
 
+  it('is not even read by findBundlesFor(…, {skipUnrelated}): it could never cover that file', async () => {
+    const { t, trust, stray } = setup('apps/a');
+    const cache = new VerifiedManifestCache();
+    const lookup = await findBundlesFor(t, stray, { trust, cache, skipUnrelated: true });
+    expect(lookup).toEqual({ covering: [], refused: [] });
+    expect(cache.verifications).toBe(0);
+  });
+
   it('does not authenticate the file for verifyDependency()', async () => {
     const { t, trust, stray } = setup('apps/a');
     const error = await refusal(verifyDependency(stray, { spaces: t, trust }));
@@ -117,5 +126,61 @@ describe('a signed manifest listing another bundle’s file, at run time', () =>
     const { t, trust, stray } = setup('apps/b');
     const result = await verifyDependency(stray, { spaces: t, trust });
     expect(result).toMatchObject({ via: 'manifest', bundleId: 'apps/b' });
+  });
+});
+
+describe('findBundlesFor(…, {skipUnrelated}) finds what findBundlesFor() finds', () => {
+  it('for files in and out of a bundle’s item folders, in an app folder and at the root', async () => {
+    const t = makeTempSpaces();
+    const { signer, trust } = makeSigner('alice');
+    const files: Record<string, string> = {
+      '.ai/tools/apps/a/run.py': 'print(1)\n',
+      '.ai/knowledge/apps/a/notes.md': 'notes\n',
+      '.ai/plans/a/plan.md': 'plan\n',
+      'web/src/app.jsx': 'x\n',
+      'web/unlisted.js': 'y\n',
+    };
+    for (const [path, text] of Object.entries(files)) t.write(path, text);
+    const listed = (id: string, paths: string[], includes: string[]) =>
+      serializeManifest({
+        ...manifestOf(id, [], includes),
+        files: new Map(
+          paths.map((p) => [p, { sha256: sha256Hex(files[p] ?? ''), inlineSigned: false }]),
+        ),
+      });
+    const sign = (body: string) =>
+      signText(body, { itemType: 'tool', extension: '.yaml', signer }).text;
+    t.write(
+      '.ai/bundles/apps/a/manifest.yaml',
+      sign(listed('apps/a', Object.keys(files).slice(0, 4), ['web'])),
+    );
+    t.write('.ai/bundles/apps/b/manifest.yaml', sign(listed('apps/b', [], [])));
+    t.write('.ai/bundles/apps/c/manifest.yaml', 'not signed\n');
+    const other = t.write('.ai/tools/other/x.py', 'print(2)\n');
+    const cache = new VerifiedManifestCache();
+    for (const path of [
+      ...Object.keys(files).map((p) => join(t.project, p)),
+      other,
+      join(t.project, 'README'),
+    ]) {
+      const all = await findBundlesFor(t, path, { trust, cache });
+      const some = await findBundlesFor(t, path, { trust, cache, skipUnrelated: true });
+      expect(some.covering, path).toEqual(all.covering);
+    }
+    const coveredBy = async (path: string) =>
+      (await findBundlesFor(t, path, { trust, skipUnrelated: true })).covering.map(
+        (c) => c.verified.bundleId,
+      );
+    expect(await coveredBy(join(t.project, '.ai/tools/apps/a/run.py'))).toEqual(['apps/a']);
+    expect(await coveredBy(join(t.project, 'web/unlisted.js'))).toEqual(['apps/a']);
+    expect(await coveredBy(other)).toEqual([]);
+    // Outside .ai/, every manifest is read: the unsigned one is reported.
+    const outside = await findBundlesFor(t, join(t.project, 'web/unlisted.js'), {
+      trust,
+      skipUnrelated: true,
+    });
+    expect(outside.refused.map((r) => r.bundleId)).toEqual(['apps/c']);
+    const inside = await findBundlesFor(t, other, { trust, skipUnrelated: true });
+    expect(inside.refused).toEqual([]);
   });
 });

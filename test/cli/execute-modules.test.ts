@@ -1,11 +1,9 @@
 /**
  * `rye execute` of a tool loads the executor and what it uses, not the rest of
  * the operations (scripts/cli-bundle-doors.mjs: imports through a door go to
- * the defining module), and no bundle code or YAML parser when no space has a
- * bundles folder (src/bundle/bundles-dir.ts). With one, manifests are read.
+ * the defining module), and no bundle code or YAML parser unless a bundle
+ * whose tool folder holds the tool has a manifest (src/bundle/bundles-dir.ts).
  */
-import { mkdirSync } from 'node:fs';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { makeExecProject, type ExecProject } from '../helpers/exec-project.js';
 import { loadedText, ryeLoading } from '../helpers/loaded-files.js';
@@ -34,7 +32,7 @@ const holding = (files: readonly string[], source: string): string[] =>
   files.filter((f) => loadedText(f).includes(`\n// ${source}`));
 
 describe('rye execute loads what a tool run uses', () => {
-  it('without a bundles folder: no manifest code, no YAML, no zod, no search catalog', async () => {
+  it('without a bundle: no manifest code, no YAML, no zod, no search catalog', async () => {
     const p = await pythonTool();
     const res = await execute(p);
     expect(res.code, res.stdout).toBe(0);
@@ -60,9 +58,14 @@ describe('rye execute loads what a tool run uses', () => {
       expect(holding(res.files, source), source).toEqual([]);
   });
 
-  it('with a bundles folder, the manifests are looked up (an empty folder covers nothing)', async () => {
+  it('with a manifest of a bundle that could hold the tool, the manifests are looked up; with others only, not', async () => {
     const p = await pythonTool();
-    mkdirSync(join(p.project, '.ai', 'bundles'), { recursive: true });
+    // Neither is signed: a manifest that does not verify covers nothing, and the tool runs.
+    p.write('.ai/bundles/apps/other/manifest.yaml', 'bundle: {}\n');
+    const unrelated = await execute(p);
+    expect(unrelated.code, unrelated.stdout).toBe(0);
+    expect(holding(unrelated.files, 'src/bundle/bundle-of.ts')).toEqual([]);
+    p.write('.ai/bundles/t/manifest.yaml', 'bundle: {}\n');
     const res = await execute(p);
     expect(res.code, res.stdout).toBe(0);
     expect(holding(res.files, 'src/bundle/bundle-of.ts')).toHaveLength(1);
