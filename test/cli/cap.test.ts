@@ -171,7 +171,9 @@ describe('a ceiling token refused', () => {
       'bad_signature',
     );
 
+    // A mistyped jti is a usage error (exit 2), not a broken revocation list.
     const nonsense = await run(p, ['cap', 'revoke', 'not-a-jti', '--json']);
-    expect(codeOf(nonsense)).toBe('MCP_REVOCATIONS_INVALID');
+    expect(nonsense.code).toBe(2);
+    expect(codeOf(nonsense)).toBe('USAGE_INVALID_ARGUMENT');
   });
 });

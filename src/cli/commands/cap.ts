@@ -97,6 +97,13 @@ export function capCommand(io: CliIo, run: Runner): Command {
     .action((jti: string, options: CommonOptions) =>
       run(options, async () => {
         const ctx = contextOf(options, io);
+        // A mistyped argument is a usage error, not a broken revocation list.
+        if (!/^[0-9a-f]{32}$/.test(jti.trim()))
+          throw new RyeError(
+            'USAGE_INVALID_ARGUMENT',
+            `Cannot revoke "${jti.slice(0, 100)}": a jti is the 32 lowercase hex digits \`rye cap mint\` printed`,
+            {},
+          );
         await revokeCeilingJti(ctx.spaces, jti.trim());
         emit(ctx, { ok: true, jti: jti.trim(), revoked: true }, [`revoked ${jti.trim()}`]);
         return 0;

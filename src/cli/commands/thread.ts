@@ -1,7 +1,7 @@
 import { Command } from 'commander';
 import { RyeError } from '../../errors/index.js';
 import { formatUsd } from '../../threads/budget/index.js';
-import { THREAD_STATUSES, type ThreadStatus } from '../../threads/store/index.js';
+import { THREAD_STATUSES, type ThreadRow, type ThreadStatus } from '../../threads/store/index.js';
 import {
   contextOf,
   withCommonOptions,
@@ -45,7 +45,7 @@ export function threadCommand(io: CliIo, run: Runner): Command {
                   (t) =>
                     `${t.threadId}  ${t.status.padEnd(13)} ${t.directiveId}  ${t.turns} turns  $${usd(t.spendNanos)}`,
                 );
-          emit(ctx, { ok: true, threads }, lines);
+          emit(ctx, { ok: true, threads: threads.map(rowJson) }, lines);
           return 0;
         }),
       ),
@@ -60,7 +60,8 @@ export function threadCommand(io: CliIo, run: Runner): Command {
           const { showThread } = await import('../../threads/loop/index.js');
           const shown = await showThread(ctx.spaces.project, id, await trustOf(ctx));
           const r = shown.record;
-          emit(ctx, { ok: true, ...shown }, [
+          const row = shown.row === null ? null : rowJson(shown.row);
+          emit(ctx, { ok: true, record: r, row }, [
             `thread ${r.thread_id}: ${r.status}`,
             `directive ${r.directive.id} (${r.directive.space}, sha256 ${r.directive.content_sha256.slice(0, 16)}…)`,
             `created ${r.created_at}, updated ${r.updated_at}`,
@@ -133,4 +134,21 @@ async function trustOf(ctx: CommandContext) {
 
 function usd(nanos: number): string {
   return formatUsd(nanos);
+}
+
+/** A registry row as JSON, its keys in snake_case (docs/json-output.md). */
+function rowJson(row: ThreadRow): Record<string, unknown> {
+  return {
+    thread_id: row.threadId,
+    tree_id: row.treeId,
+    parent_id: row.parentId,
+    directive_id: row.directiveId,
+    status: row.status,
+    turns: row.turns,
+    tokens_in: row.tokensIn,
+    tokens_out: row.tokensOut,
+    spend_nanos: row.spendNanos,
+    created_ms: row.createdMs,
+    updated_ms: row.updatedMs,
+  };
 }

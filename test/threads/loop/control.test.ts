@@ -70,9 +70,9 @@ async function until(check: () => boolean | Promise<boolean>, ms = 15_000): Prom
   }
 }
 
-async function threads(p: ThreadProject): Promise<{ threadId: string; status: string }[]> {
+async function threads(p: ThreadProject): Promise<{ thread_id: string; status: string }[]> {
   return (await p.run(['thread', 'list', '--json'])).json<{
-    threads: { threadId: string; status: string }[];
+    threads: { thread_id: string; status: string }[];
   }>().threads;
 }
 
@@ -92,7 +92,7 @@ describe('rye thread cancel', () => {
     await toolStarted(p);
     const [row] = await threads(p);
     expect(row?.status).toBe('running');
-    const id = row?.threadId ?? '';
+    const id = row?.thread_id ?? '';
     const cancel = await p.run(['thread', 'cancel', id, '--reason', 'stop now', '--json']);
     expect(cancel.code, cancel.stdout + cancel.stderr).toBe(0);
     expect(cancel.json<Outcome>()).toMatchObject({
@@ -130,7 +130,7 @@ describe('rye thread cancel', () => {
     run.child.kill('SIGKILL');
     await run.done;
     const [row] = await threads(p);
-    const id = row?.threadId ?? '';
+    const id = row?.thread_id ?? '';
     expect(row?.status).toBe('interrupted');
     const cancel = await p.run(['thread', 'cancel', id, '--json']);
     expect(cancel.code, cancel.stdout + cancel.stderr).toBe(0);
@@ -241,7 +241,7 @@ describe('rye thread wait', () => {
     const done = JSON.parse(a) as Outcome;
     startExecute(p, 'b');
     await until(async () => (await threads(p)).some((t) => t.status === 'running'));
-    const running = (await threads(p)).find((t) => t.status === 'running')?.threadId ?? '';
+    const running = (await threads(p)).find((t) => t.status === 'running')?.thread_id ?? '';
     const res = await p.run([
       'thread',
       'wait',
@@ -263,7 +263,7 @@ describe('rye thread wait', () => {
       },
     ]);
     expect(doc.pending).toEqual([running]);
-    expect((await threads(p)).find((t) => t.threadId === running)?.status).toBe('running');
+    expect((await threads(p)).find((t) => t.thread_id === running)?.status).toBe('running');
   }, 40_000);
 
   it('--fail-fast cancels the others when one fails, and still returns every finished outcome', async () => {
@@ -276,7 +276,7 @@ describe('rye thread wait', () => {
     ]));
     const b = startExecute(p, 'b');
     await until(async () => (await threads(p)).length === 1);
-    const running = (await threads(p))[0]?.threadId ?? '';
+    const running = (await threads(p))[0]?.thread_id ?? '';
     const failed = JSON.parse((await startExecute(p, 'a').done).stdout) as Outcome;
     expect(failed.status).toBe('error');
     const res = await p.run(['thread', 'wait', failed.thread_id, running, '--fail-fast', '--json']);
@@ -328,7 +328,7 @@ describe('rye thread tail', () => {
 
     startExecute(p, 'b');
     await until(async () => (await threads(p)).some((t) => t.status === 'running'));
-    const running = (await threads(p)).find((t) => t.status === 'running')?.threadId ?? '';
+    const running = (await threads(p)).find((t) => t.status === 'running')?.thread_id ?? '';
     const follow = spawn(
       process.execPath,
       [RYE_BIN, 'thread', 'tail', running, '--follow', '--json', '--project', p.project],

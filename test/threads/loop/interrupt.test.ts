@@ -49,9 +49,9 @@ describe('a thread killed mid-turn', () => {
     await exited;
 
     const list = await p.run(['thread', 'list', '--json']);
-    const [row] = list.json<{ threads: { threadId: string; status: string }[] }>().threads;
+    const [row] = list.json<{ threads: { thread_id: string; status: string }[] }>().threads;
     expect(row?.status).toBe('interrupted');
-    const id = row?.threadId ?? '';
+    const id = row?.thread_id ?? '';
 
     const res = await p.run(['thread', 'resume', id, '--message', 'continue', '--json']);
     expect(res.code, res.stdout + res.stderr).toBe(0);

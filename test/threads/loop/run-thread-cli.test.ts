@@ -140,7 +140,7 @@ describe('rye thread list|show|verify', () => {
     const list = await p.run(['thread', 'list', '--json']);
     expect(list.code, list.stderr).toBe(0);
     expect(list.json<{ threads: unknown[] }>().threads).toMatchObject([
-      { threadId: doc.thread_id, status: 'completed', directiveId: 'demo/summarise', turns: 2 },
+      { thread_id: doc.thread_id, status: 'completed', directive_id: 'demo/summarise', turns: 2 },
     ]);
     const show = await p.run(['thread', 'show', doc.thread_id, '--json']);
     expect(show.code, show.stderr).toBe(0);
