@@ -164,9 +164,10 @@ interface ListedFile {
 
 /**
  * Check every listed file against its entry, recording each that fails in
- * `files` (the others are ok: {@link recordOk}). Those without an inline signature are hashed in bulk (digestFiles, and one
- * comparison when all match); inline-signed ones are read whole and kept, so
- * their signature is checked on exactly the bytes hashed.
+ * `files` (the others are ok: {@link recordOk}). Those without an inline
+ * signature are hashed in bulk (digestFiles, and one pass over the digests
+ * when all match); inline-signed ones are read whole and kept, so their
+ * signature is checked on exactly the bytes hashed.
  */
 async function checkListedFiles(
   base: string,
