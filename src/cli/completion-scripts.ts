@@ -107,15 +107,16 @@ function bashValue(hint: ValueHint): string {
 
 /** A single-quoted zsh word: backslashes are literal there; `'` is closed, escaped, reopened. */
 function quoted(text: string): string {
-  return `'${printable(text).replace(/'/g, `'\\''`)}'`;
+  return `'${oneLine(text).replace(/'/g, `'\\''`)}'`;
 }
 
 /** A single-quoted fish word: inside, `\\` and `\'` are the only escapes. */
 function fishQuoted(text: string): string {
-  return `'${printable(text).replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
+  return `'${oneLine(text).replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
 }
 
-function printable(text: string): string {
+/** A description from rye's own command tree on one line: control characters become spaces. */
+function oneLine(text: string): string {
   // eslint-disable-next-line no-control-regex -- control characters never reach a script
   return text.replace(/[\u0000-\u001f\u007f-\u009f]/g, ' ');
 }

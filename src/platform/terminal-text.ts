@@ -90,7 +90,7 @@ export function escapeControlInJson(json: string): string {
  * characters stay, for the output edge to show as escapes (`\u202e`) where a
  * reader sees them. Pure; reads at most `2 * max` code units of `text`.
  */
-export function printable(text: string, max: number): string {
+export function printable(text: string, max = 200): string {
   const head = text.length > 2 * max ? text.slice(0, 2 * max) : text;
   const chars = Array.from(head.replace(controlsRe(), '?'));
   return chars.length > max ? chars.slice(0, max).join('') : chars.join('');

@@ -1,7 +1,7 @@
 import { RyeError } from '../../errors/index.js';
 import { ITEM_TYPES, type ItemType } from '../../items/index.js';
+import { printable } from '../../platform/index.js';
 import { patternProblem, type Pattern } from './pattern.js';
-import { printable } from './printable.js';
 
 /** The four operations a capability can grant. */
 export const CAP_VERBS = ['execute', 'search', 'load', 'sign'] as const;

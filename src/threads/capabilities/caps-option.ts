@@ -1,4 +1,5 @@
 import { RyeError } from '../../errors/index.js';
+import { printable } from '../../platform/index.js';
 import { compileCaps, type CapSet } from './cap-set.js';
 import {
   CAPABILITY_PREFIX,
@@ -6,7 +7,6 @@ import {
   parseCapability,
   type Capability,
 } from './capability.js';
-import { printable } from './printable.js';
 
 /** Largest `--caps` list or file accepted, in characters. */
 export const MAX_CAPS_TEXT = 64 * 1024;

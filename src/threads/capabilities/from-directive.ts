@@ -1,5 +1,6 @@
 import { RyeError } from '../../errors/index.js';
 import { ITEM_TYPES } from '../../items/index.js';
+import { printable as shown } from '../../platform/index.js';
 import { compileCaps, type CapSet } from './cap-set.js';
 import {
   CAP_VERBS,
@@ -10,7 +11,6 @@ import {
 } from './capability.js';
 import { droppedFrom } from './intersect.js';
 import { ANY_ID, patternProblem } from './pattern.js';
-import { printable as shown } from './printable.js';
 
 /**
  * One grant as the directive parser reads it, un-interpolated:

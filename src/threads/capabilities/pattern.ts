@@ -1,5 +1,5 @@
 import { isItemId, problemWith } from '../../items/index.js';
-import { printable } from './printable.js';
+import { printable } from '../../platform/index.js';
 
 /**
  * An id pattern of a capability: `*` (every id), an exact item id, or
