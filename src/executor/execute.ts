@@ -223,12 +223,12 @@ async function pin(
 > {
   const root = chain[0] as ChainElement;
   try {
-    const path = await saveLockfile(
+    const { path, unchanged } = await saveLockfile(
       spaces,
       root,
       buildLockfile(chain, spaces[root.space], deps, new Date()),
     );
-    return { lockfile_created: true, lockfile_path: path };
+    return { lockfile_created: !unchanged, lockfile_path: path };
   } catch (error) {
     if (!isRyeError(error)) throw error;
     return { lockfile_created: false, lockfile_error: error.message };

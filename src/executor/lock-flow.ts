@@ -1,3 +1,4 @@
+import { lstatSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
 import { RyeError } from '../errors/index.js';
 import {
@@ -21,6 +22,7 @@ import {
   lockfileName,
   ownTrust,
   parseLockfile,
+  readLockfileAt,
   readOwnKey,
   serializeLockfile,
   writeDir,
@@ -303,20 +305,58 @@ export function buildLockfile(
 
 /**
  * Serialize, sign with the user's key when there is one (so the fast path can
- * trust it later), and write where the root tool's space says. Returns the path.
- * Writes `lockfile` as given: a caller replacing a lockfile carries its
- * `registry` over first (readReplacedRegistry).
+ * trust it later), and write where the root tool's space says. Writes
+ * `lockfile` as given: a caller replacing a lockfile carries its `registry`
+ * over first (readReplacedRegistry).
+ *
+ * Idempotent, like `rye sign`: when the lockfile there already says exactly
+ * this and is signed as this save would sign it, it is kept byte for byte
+ * (`unchanged`), so the bundle manifests that list it stay valid.
  */
 export async function saveLockfile(
   spaces: Spaces,
   root: ChainElement,
   lockfile: Lockfile,
-): Promise<string> {
-  const text = serializeLockfile(lockfile);
+): Promise<{ path: string; unchanged: boolean }> {
   const signer = await readSigner(keyDir(spaces)).catch((): Signer | null => null);
+  const kept = await keptLockfile(spaces, root, lockfile, signer);
+  if (kept !== null) return { path: kept, unchanged: true };
+  const text = serializeLockfile(lockfile);
   const signed =
     signer === null ? text : signText(text, { itemType: 'tool', extension: '.json', signer }).text;
-  return writeLockfile(spaces, root.space, signed, lockfile);
+  return { path: await writeLockfile(spaces, root.space, signed, lockfile), unchanged: false };
+}
+
+/**
+ * The path of the lockfile that saving `lockfile` would replace, when that
+ * one is a regular file holding, byte for byte, what this save would write
+ * but for `generated_at` and the signature, and signed as this save would
+ * sign it: by `signer` (an Ed25519 signature is deterministic, so re-signing
+ * gives the very same one) or, without a key, not at all. Else null: a
+ * missing, unreadable or malformed lockfile, or one signed by another key,
+ * is replaced.
+ */
+async function keptLockfile(
+  spaces: Spaces,
+  root: ChainElement,
+  lockfile: Lockfile,
+  signer: Signer | null,
+): Promise<string | null> {
+  const { toolId, version } = lockfile.root;
+  const path = join(writeDir(spaces, root.space), lockfileName(toolId, version));
+  let old: { lockfile: Lockfile; text: string };
+  try {
+    if (!lstatSync(path).isFile()) return null;
+    old = await readLockfileAt(path, toolId, version);
+  } catch {
+    return null; // none there, or unreadable: written anew
+  }
+  const { generatedAt, signature } = old.lockfile;
+  if (serializeLockfile({ ...lockfile, generatedAt, signature }) !== old.text) return null;
+  if (signer === null) return signature === null ? path : null;
+  return signText(old.text, { itemType: 'tool', extension: '.json', signer }).unchanged
+    ? path
+    : null;
 }
 
 /**

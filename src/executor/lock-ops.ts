@@ -10,7 +10,9 @@ import { VerifiedFileCache } from './verify-deps.js';
 /**
  * `rye lock update`: re-resolve the tool's chain, verify every signature and
  * dependency afresh (no cached verdicts, no old lockfile consulted), and write
- * a new lockfile where the root tool's space says. Nothing is executed.
+ * a new lockfile where the root tool's space says (the one there is kept,
+ * byte for byte, when it already pins exactly this: `unchanged`). Nothing is
+ * executed.
  * `registry` is recorded as the lockfile's `registry` field (a tool pulled
  * from a registry); without it, the field of the lockfile replaced is kept
  * when that one pinned the same root content.
@@ -23,7 +25,7 @@ export async function updateLockfile(
   trust: TrustSet,
   now: Date = new Date(),
   registry: Readonly<Record<string, unknown>> | null = null,
-): Promise<{ path: string; lockfile: Lockfile; thirdParty: number }> {
+): Promise<{ path: string; lockfile: Lockfile; thirdParty: number; unchanged: boolean }> {
   const prepared = await prepareRun(spaces, toolId, {
     trust,
     cache: new VerifiedFileCache(),
@@ -44,7 +46,8 @@ export async function updateLockfile(
       ? { ...built, registry: await readReplacedRegistry(spaces, root, built) }
       : built;
   const thirdParty = prepared.deps.files.filter((f) => f.thirdParty).length;
-  return { path: await saveLockfile(spaces, root, lockfile), lockfile, thirdParty };
+  const { path, unchanged } = await saveLockfile(spaces, root, lockfile);
+  return { path, lockfile, thirdParty, unchanged };
 }
 
 /** The state of one lockfile against the files today. */

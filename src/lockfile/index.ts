@@ -11,7 +11,13 @@ export {
   writeDir,
 } from './paths.js';
 export type { LockfileLocation } from './paths.js';
-export { findLockfile, listLockfiles, removeLockfiles, writeLockfile } from './store.js';
+export {
+  findLockfile,
+  listLockfiles,
+  readLockfileAt,
+  removeLockfiles,
+  writeLockfile,
+} from './store.js';
 export type { FoundLockfile, ListedLockfile, ListingError } from './store.js';
 export { checkChainPins, compareDeps, lockedSpace, trustedSigner } from './check.js';
 export type { LockMismatch } from './check.js';

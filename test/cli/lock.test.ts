@@ -1,4 +1,4 @@
-import { appendFileSync, existsSync, readFileSync } from 'node:fs';
+import { appendFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { rye } from '../helpers/cli.js';
@@ -55,6 +55,42 @@ describe('rye lock', () => {
     });
     const pinned = await cli(p, 'lock', 'show', 't/pin', '--version', '1.2.0', '--json');
     expect(pinned.stdout).toBe(show.stdout);
+  });
+
+  it('update of an unchanged chain keeps the lockfile byte for byte, so a bundle listing it still verifies', async () => {
+    const p = await project();
+    const first = await cli(p, 'lock', 'update', 't/pin', '--json');
+    expect(first.json()).toMatchObject({ ok: true, unchanged: false });
+    const bytes = readFileSync(join(p.project, LOCK));
+    expect((await cli(p, 'bundle', 'create', 't', '--version', '1.0.0')).code).toBe(0);
+    // A second later, a rewrite would carry a new generated_at and signature.
+    await new Promise((done) => setTimeout(done, 1100));
+    const again = await cli(p, 'lock', 'update', 't/pin');
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stdout).toMatch(/^Unchanged .*kept as it is/);
+    expect(readFileSync(join(p.project, LOCK)).equals(bytes)).toBe(true);
+    const run = await cli(p, 'execute', 'tool', 't/pin', '--json');
+    expect(run.json()).toMatchObject({
+      metadata: { lockfile_used: true, lockfile_created: false },
+    });
+    expect((await cli(p, 'bundle', 'verify', 't')).code).toBe(0);
+
+    // Not signed as this save would sign it (here: not at all): signed anew.
+    const unsigned = JSON.parse(bytes.toString('utf8')) as Record<string, unknown>;
+    delete unsigned['_signature'];
+    writeFileSync(join(p.project, LOCK), `${JSON.stringify(unsigned, null, 2)}\n`);
+    const resigned = await cli(p, 'lock', 'update', 't/pin', '--json');
+    expect(resigned.json()).toMatchObject({ ok: true, unchanged: false });
+    expect(readFileSync(join(p.project, LOCK), 'utf8')).toMatch(
+      /^\{\n {2}"_signature": "rye:signed:/,
+    );
+
+    // A changed, re-signed tool: the lockfile is rewritten to pin it.
+    appendFileSync(join(p.project, '.ai/tools/t/pin.py'), '# edit\n');
+    await p.sign('tool', 't/pin');
+    const changed = await cli(p, 'lock', 'update', 't/pin', '--json');
+    expect(changed.json()).toMatchObject({ ok: true, unchanged: false });
+    expect((await cli(p, 'execute', 'tool', 't/pin')).code).toBe(0);
   });
 
   it('verify exits 0 when everything matches and 3 on a mismatch, naming the element', async () => {

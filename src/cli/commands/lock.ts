@@ -118,14 +118,16 @@ export function lockCommand(io: CliIo, run: Runner): Command {
     );
 
   withCommonOptions(lock.command('update'))
-    .description('re-resolve a tool’s chain, verify every signature, and rewrite its lockfile')
+    .description(
+      're-resolve a tool’s chain, verify every signature, and rewrite its lockfile (an unchanged one is kept as it is)',
+    )
     .argument('<tool_id>', 'tool id')
     .action((toolId: string, options: CommonOptions) =>
       run(options, async () => {
         const ctx = contextOf(options, io);
         parseItemId(toolId);
         const { trust } = await loadSpaceTrust(ctx.spaces);
-        const { path, lockfile, thirdParty } = await (
+        const { path, lockfile, thirdParty, unchanged } = await (
           await executor()
         ).updateLockfile(ctx.spaces, toolId, trust);
         const deps =
@@ -135,13 +137,16 @@ export function lockCommand(io: CliIo, run: Runner): Command {
           {
             ok: true,
             path,
+            unchanged,
             lockfile_version: lockfile.lockfileVersion,
             chain: lockfile.resolvedChain.length,
             dependencies: deps,
             third_party: thirdParty,
           },
           [
-            `Wrote ${path}: ${lockfile.resolvedChain.length} chain elements, ${deps} dependency files pinned`,
+            unchanged
+              ? `Unchanged ${path}: it already pins these ${lockfile.resolvedChain.length} chain elements and ${deps} dependency files (kept as it is)`
+              : `Wrote ${path}: ${lockfile.resolvedChain.length} chain elements, ${deps} dependency files pinned`,
             ...(thirdParty === 0
               ? []
               : [
