@@ -11,9 +11,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { rye } from '../helpers/cli.js';
+import { nonSnakeKeys } from '../helpers/json-keys.js';
 import { EXECUTE, threadProject, type ThreadProject } from '../threads/loop/fixtures.js';
 
-const SNAKE = /^_?[a-z][a-z0-9]*(_[a-z0-9]+)*$/;
 /**
  * JSON paths whose object keys are data: a tool's output, a directive's
  * inputs and outputs, and in `--plan`'s request the tools' JSON Schemas
@@ -24,15 +24,7 @@ const DATA_PATHS: readonly RegExp[] = [
   /^\$\.plan\.tools\[\d+\]\.input_schema$/,
 ];
 
-function badKeys(value: unknown, path = '$'): string[] {
-  if (Array.isArray(value)) return value.flatMap((v, i) => badKeys(v, `${path}[${i}]`));
-  if (typeof value !== 'object' || value === null) return [];
-  if (DATA_PATHS.some((re) => re.test(path))) return [];
-  return Object.entries(value).flatMap(([key, v]) => [
-    ...(SNAKE.test(key) ? [] : [`${path}.${key}`]),
-    ...badKeys(v, `${path}.${key}`),
-  ]);
-}
+const badKeys = (value: unknown): string[] => nonSnakeKeys(value, DATA_PATHS);
 
 let p: ThreadProject | undefined;
 afterAll(async () => {

@@ -17,24 +17,14 @@ import { keyDir, resolveSpaces } from '../../src/items/index.js';
 import { startRegistryServer, type RunningRegistry } from '../../src/registry/server/index.js';
 import { BUILT_SYSTEM, makeExecProject, type ExecProject } from '../helpers/exec-project.js';
 import { PYTHON_TOOL } from '../helpers/items.js';
+import { nonSnakeKeys } from '../helpers/json-keys.js';
 import { TASK_MANAGER_ID, writeTaskManager } from '../helpers/task-manager.js';
 import { makeTempSpaces, type TempSpaces } from '../helpers/temp-space.js';
-
-const SNAKE = /^_?[a-z][a-z0-9]*(_[a-z0-9]+)*$/;
 
 /** JSON paths whose object keys are data, not names rye chose. */
 const DATA_PATHS: readonly RegExp[] = [/^\$\.data(\.|\[|$)/, /\.verified_deps\.files$/];
 
-/** Every key of `value` (recursively) that is not snake_case, as `$.path.key`. */
-function badKeys(value: unknown, path = '$'): string[] {
-  if (Array.isArray(value)) return value.flatMap((v, i) => badKeys(v, `${path}[${i}]`));
-  if (typeof value !== 'object' || value === null) return [];
-  if (DATA_PATHS.some((re) => re.test(path))) return [];
-  return Object.entries(value).flatMap(([key, v]) => [
-    ...(SNAKE.test(key) ? [] : [`${path}.${key}`]),
-    ...badKeys(v, `${path}.${key}`),
-  ]);
-}
+const badKeys = (value: unknown): string[] => nonSnakeKeys(value, DATA_PATHS);
 
 interface Run {
   readonly code: number;
