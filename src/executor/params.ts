@@ -89,9 +89,15 @@ function toIssue(error: ErrorObject): ParamsIssue {
 /** Values an enum lists at most in a message (the schema has them all). */
 const MAX_LISTED = 12;
 
-/** ajv's message, plus the allowed values of an `enum` or `const` (a user cannot guess them). */
+/**
+ * ajv's message, worded for the property the issue points at (a missing or an
+ * unknown one), plus the allowed values of an `enum` or `const` (a user cannot
+ * guess them).
+ */
 function withAllowed(error: ErrorObject, params: Record<string, unknown>): string {
   const message = error.message ?? error.keyword;
+  if (error.keyword === 'required') return 'is required';
+  if (error.keyword === 'additionalProperties') return 'is not a parameter of this tool';
   if (error.keyword === 'const') return `must be ${shown(params['allowedValue'])}`;
   const allowed = params['allowedValues'];
   if (error.keyword !== 'enum' || !Array.isArray(allowed)) return message;

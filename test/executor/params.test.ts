@@ -36,8 +36,8 @@ describe('validateParams()', () => {
     );
     expect(error.code).toBe('PARAMS_INVALID');
     expect(error.details['issues']).toEqual([
-      { path: '/name', message: "must have required property 'name'" },
-      { path: '/extra', message: 'must NOT have additional properties' },
+      { path: '/name', message: 'is required' },
+      { path: '/extra', message: 'is not a parameter of this tool' },
       { path: '/count', message: 'must be >= 1' },
       { path: '/tags/0', message: 'must be string' },
     ]);
