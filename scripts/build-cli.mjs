@@ -166,13 +166,13 @@ if (warmUpsFailed.length > 0)
   );
 
 /**
- * The main build leaves `import('./fast/<name>.js')` of src/cli/fast-path.ts
- * as written, to the files the runners' own builds write: fast-path.ts is
+ * The main build leaves `import('./fast/<name>.js')` of src/cli/fast-runners.ts
+ * as written, to the files the runners' own builds write: fast-runners.ts is
  * bundled into dist/cli/main.js, so the path resolves from there
  * (checkRelativeImports makes sure it does).
  */
 function fastRunnersApart() {
-  const fastPath = join(root, 'src', 'cli', 'fast-path.ts');
+  const fastPath = join(root, 'src', 'cli', 'fast-runners.ts');
   return {
     name: 'fast-runners-apart',
     setup(b) {

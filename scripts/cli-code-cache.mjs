@@ -27,15 +27,15 @@ export async function makeCodeCaches({ root, cliDir }) {
   const work = mkdtempSync(join(tmpdir(), 'rye-code-cache-'));
   try {
     const { env, project, tool, trustFile } = await scratchProject(lib, work);
-    // Which bodies' caches each run writes (main.js's from the run the goal is about).
+    // Which bodies' caches each run writes: the fast runners' from their
+    // commands (the entry runs them without main.js), main.js's from a command
+    // the fast path leaves to commander.
     const runs = [
       [['fast/verify-file.js'], ['verify-file', tool, '--item-type', 'tool', '--trust', trustFile]],
       [['fast/verify.js'], ['verify', 'tool', 'cache/noop', '--project', project, '--json']],
       [['fast/bundle-verify.js'], ['bundle', 'verify', 'cache/app', '--project', project]],
-      [
-        ['fast/execute.js', 'main.js'],
-        ['execute', 'tool', 'cache/noop', '--project', project, '--json'],
-      ],
+      [['fast/execute.js'], ['execute', 'tool', 'cache/noop', '--project', project, '--json']],
+      [['main.js'], ['list', 'tool', '--project', project, '--json']],
     ];
     // The first run of a tool writes its lockfile; the cache is of the runs after.
     spawnSync(process.execPath, [join(root, 'bin', 'rye.js'), ...runs[3][1]], { env });

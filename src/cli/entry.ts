@@ -3,15 +3,26 @@
  *
  * It runs the CLI's main module and the fast runners from their bodies with
  * their code caches (src/cli/cached-body.ts), through Node's CommonJS loader:
- * a command on the fast path (`--version`, `verify-file`, `verify`,
- * `execute tool`, `bundle verify`) never starts the ES module loader, which
- * costs ~5 ms before the first line of an ES module entry runs. Any other
- * import (commander's commands, a runner's on-demand chunks) is an ordinary
- * `import()`, and those modules load the same bodies' exports, not copies.
+ * a command on the fast path (`verify-file`, `verify`, `execute tool`,
+ * `bundle verify`) never starts the ES module loader, which costs ~5 ms
+ * before the first line of an ES module entry runs. A command line the fast
+ * path recognises (fast-path.ts, a pure module bundled here) runs its runner
+ * directly, without main.js (~1 ms); any other goes to `main`, which reads it
+ * again. Any other import (commander's commands, a runner's on-demand chunks)
+ * is an ordinary `import()`, and those modules load the same bodies' exports,
+ * not copies.
  */
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { bodyPathOf, loadCachedBody } from './cached-body.js';
+import { parseFastArgv, type FastRunner } from './fast-path.js';
+import type { CliIo } from './context.js';
+
+/** What a fast runner's module exports (src/cli/fast/*.ts). */
+interface FastRunnerModule {
+  readonly run: FastRunner;
+  readonly processIo: () => CliIo;
+}
 
 /** `main.js` of the CLI bundle in `cliDir` (dist/cli) run on `argv`; resolves to the exit code. */
 export function runCli(cliDir: string, argv: readonly string[]): Promise<number> {
@@ -19,6 +30,12 @@ export function runCli(cliDir: string, argv: readonly string[]): Promise<number>
     bodyPathOf(url) === undefined
       ? import(url)
       : Promise.resolve().then(() => loadCachedBody(url, importer).exports);
+  const fast = parseFastArgv(argv);
+  if (fast !== undefined) {
+    const url = pathToFileURL(join(cliDir, 'fast', `${fast.command.runner}.js`)).href;
+    const runner = loadCachedBody(url, importer).exports as unknown as FastRunnerModule;
+    return runner.run(runner.processIo(), fast.args, fast.options);
+  }
   const mainPath = join(cliDir, 'main.js');
   const { main } = loadCachedBody(pathToFileURL(mainPath).href, importer).exports;
   if (typeof main !== 'function') throw new Error(`${mainPath} exports no main()`);

@@ -37,14 +37,22 @@ export interface FastCommand {
   /** Options that must be given (commander's requiredOption). */
   readonly required: readonly string[];
   /**
-   * Loads the runner of the command's body (the function its commander action
-   * runs). In the CLI bundle each is a file of its own, built without the
-   * other commands' chunks (scripts/build-cli.mjs).
+   * The runner of the command's body (the function its commander action
+   * runs): `fast/<runner>.ts`, exporting `run`. In the CLI bundle each is a
+   * file of its own, built without the other commands' chunks
+   * (scripts/build-cli.mjs), which the entry (entry.ts) loads directly and
+   * `main` through fast-runners.ts.
    */
-  readonly load: () => Promise<FastRunner>;
+  readonly runner: FastRunnerName;
 }
 
-/** Runs a command's body with its errors reported as the commander path reports them; the exit code. */
+/** The fast runners, `fast/<name>.ts` each. */
+export type FastRunnerName = 'verify-file' | 'verify' | 'execute' | 'bundle-verify';
+
+/**
+ * Runs a command's body with its errors reported as the commander path
+ * reports them; the exit code. Independent of how the runner was loaded.
+ */
 export type FastRunner = (
   io: CliIo,
   args: readonly string[],
@@ -60,7 +68,7 @@ export const FAST_COMMANDS: readonly FastCommand[] = [
     values: ['--project', '--item-type', '--item-id'],
     lists: ['--trust'],
     required: ['--item-type'],
-    load: async () => (await import('./fast/verify-file.js')).runVerifyFile,
+    runner: 'verify-file',
   },
   {
     name: 'verify',
@@ -69,7 +77,7 @@ export const FAST_COMMANDS: readonly FastCommand[] = [
     values: ['--project'],
     lists: [],
     required: [],
-    load: async () => (await import('./fast/verify.js')).runVerify,
+    runner: 'verify',
   },
   {
     name: 'execute',
@@ -80,7 +88,7 @@ export const FAST_COMMANDS: readonly FastCommand[] = [
     // A directive's options (--inputs, --plan, --spawn, --limit) are left to commander.
     lists: [],
     required: [],
-    load: async () => (await import('./fast/execute.js')).runExecute,
+    runner: 'execute',
   },
   {
     name: 'bundle',
@@ -90,7 +98,7 @@ export const FAST_COMMANDS: readonly FastCommand[] = [
     values: ['--project'],
     lists: [],
     required: [],
-    load: async () => (await import('./fast/bundle-verify.js')).runBundleVerify,
+    runner: 'bundle-verify',
   },
 ];
 

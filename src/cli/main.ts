@@ -1,7 +1,8 @@
 import type { Command } from 'commander';
 import type { CliIo } from './context.js';
 import { parseFastArgv } from './fast-path.js';
-import { descriptorWriter, lazyGuardedWriter } from './pipe.js';
+import { loadFastRunner } from './fast-runners.js';
+import { processIo } from './process-io.js';
 import type { Runner } from './runner.js';
 
 /** The version `rye --version` prints. */
@@ -130,30 +131,6 @@ export const COMMANDS: readonly LazyCommand[] = [
   },
 ];
 
-/** The process's own streams and environment; output to a closed pipe is dropped quietly. */
-export function processIo(): CliIo {
-  // process.stderr is made when first used: most runs never write to it.
-  const stderr = lazyGuardedWriter(() => process.stderr);
-  return {
-    // Written to descriptor 1 directly: process.stdout is built only if that fails.
-    stdout: descriptorWriter(1, () => process.stdout, stderr),
-    stderr,
-    env: process.env,
-    cwd: process.cwd(),
-    get stderrIsTTY() {
-      return process.stderr.isTTY === true;
-    },
-    // A getter: process.stdin builds a stream (a socket for a pipe) on first touch,
-    // which only the commands that read stdin or prompt should pay for.
-    get stdinIsTTY() {
-      return process.stdin.isTTY === true;
-    },
-    readStdin: async () => (await import('./stdin.js')).readAllCapped(process.stdin),
-    readSecret: async (prompt) =>
-      (await import('./prompt.js')).readHiddenLine(process.stdin, stderr, prompt),
-  };
-}
-
 /**
  * Run the `rye` CLI and return its exit code: 0 success, 1 operation failed,
  * 2 usage error, 3 verification or integrity refusal. Loads only what the
@@ -168,7 +145,8 @@ export async function main(argv: readonly string[], io: CliIo = processIo()): Pr
     return 0;
   }
   const fast = parseFastArgv(argv);
-  if (fast !== undefined) return (await fast.command.load())(io, fast.args, fast.options);
+  if (fast !== undefined)
+    return (await loadFastRunner(fast.command.runner))(io, fast.args, fast.options);
   const { runProgram } = await import('./program.js');
   return runProgram(argv, io, { version: VERSION, commands: COMMANDS });
 }

@@ -254,10 +254,10 @@ describe('the argument fast path', () => {
     );
     expect(verified.code).toBe(0);
     expect(holding(verified.files, 'node_modules/commander/')).toEqual([]);
-    // One file past the entry: the runner built apart, run from its body; no ES module.
+    // One file past the entry: the runner built apart, run from its body (the
+    // entry recognised the command line: no main.js either); no ES module.
     expect(holding(verified.files, 'src/')).toEqual([
       'dist/cli/entry.cjs',
-      'dist/cli/main.body.js',
       'dist/cli/fast/verify-file.body.js',
     ]);
     expect(verified.modules).toEqual([]);

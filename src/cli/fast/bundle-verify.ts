@@ -3,7 +3,9 @@
 import { bundleVerifyRun } from '../commands/bundle-verify-run.js';
 import type { CommonOptions } from '../context.js';
 import type { FastRunner } from '../fast-path.js';
+// The entry (../entry.ts) runs this module with the process's own streams.
+export { processIo } from '../process-io.js';
 import { runReported } from './run-reported.js';
 
-export const runBundleVerify: FastRunner = (io, [bundleId], options) =>
+export const run: FastRunner = (io, [bundleId], options) =>
   runReported(io, options, () => bundleVerifyRun(io, bundleId ?? '', options as CommonOptions));

@@ -7,9 +7,11 @@ import { contextOf } from '../context.js';
 import type { ExecuteOptions } from '../commands/execute-run.js';
 import { executeToolRun } from '../commands/execute-tool-command.js';
 import type { FastRunner } from '../fast-path.js';
+// The entry (../entry.ts) runs this module with the process's own streams.
+export { processIo } from '../process-io.js';
 import { runReported } from './run-reported.js';
 
-export const runExecute: FastRunner = (io, [, itemId], options) =>
+export const run: FastRunner = (io, [, itemId], options) =>
   runReported(io, options, () =>
     // --limit (a directive's) is not on the fast path: commander's default for it.
     executeToolRun(contextOf(options, io), itemId ?? '', {

@@ -2,9 +2,11 @@
 // module into one file with what it imports, no chunk of the others.
 import { verifyRun, type VerifyOptions } from '../commands/verify-run.js';
 import type { FastRunner } from '../fast-path.js';
+// The entry (../entry.ts) runs this module with the process's own streams.
+export { processIo } from '../process-io.js';
 import { runReported } from './run-reported.js';
 
-export const runVerify: FastRunner = (io, [type, pattern], options) =>
+export const run: FastRunner = (io, [type, pattern], options) =>
   runReported(io, options, () =>
     verifyRun(io, type ?? '', pattern ?? '', options as unknown as VerifyOptions),
   );
