@@ -11,7 +11,7 @@ import {
   type TrustedKey,
 } from '../integrity/index.js';
 import { keyDir, type Spaces } from '../items/index.js';
-import { readTextFile } from '../platform/index.js';
+import { decodeText, readTextFile } from '../platform/index.js';
 import {
   checkChainPins,
   compareDeps,
@@ -30,6 +30,7 @@ import {
   type FoundLockfile,
   type LockMismatch,
   type Lockfile,
+  type ResolvedElement,
   type VerifiedDeps,
 } from '../lockfile/index.js';
 import type { ChainElement, VerifyDepsConfig } from './types.js';
@@ -62,6 +63,7 @@ export async function checkLockfile(
   version: string,
   trust: TrustSet,
   frozen: boolean,
+  chain: readonly ChainElement[] = [],
 ): Promise<LockInUse | null> {
   const own = readOwnKey(spaces);
   if (own !== null) await refuseRollback(spaces, toolId, version, own);
@@ -76,7 +78,7 @@ export async function checkLockfile(
     }
     return null;
   }
-  return checkPins(spaces, toolId, found, trust, own);
+  return checkPins(spaces, toolId, found, trust, own, chain);
 }
 
 /**
@@ -93,8 +95,9 @@ export async function checkPins(
   found: FoundLockfile,
   trust: TrustSet,
   own: TrustedKey | null = readOwnKey(spaces),
+  chain: readonly ChainElement[] = [],
 ): Promise<LockInUse> {
-  const mismatches = await checkChainPins(spaces, found.lockfile, trust);
+  const mismatches = await checkChainPins(spaces, found.lockfile, trust, chain.flatMap(resolvedOf));
   if (mismatches.length > 0) throw lockError(toolId, found, mismatches);
   const trusted =
     found.lockfile.signature !== null &&
@@ -105,6 +108,22 @@ export async function checkPins(
       path: found.path,
     }).ok;
   return { found, trusted };
+}
+
+/** A chain element as the lockfile check takes it: built, read and verified by this run (its bytes kept). */
+function resolvedOf(element: ChainElement): ResolvedElement[] {
+  const { raw } = element;
+  if (raw === undefined) return [];
+  return [
+    {
+      itemId: element.itemId,
+      space: element.space,
+      path: element.path,
+      extension: element.extension,
+      integrity: element.integrity,
+      text: () => decodeText(raw, element.path),
+    },
+  ];
 }
 
 /**

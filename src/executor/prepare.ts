@@ -74,7 +74,7 @@ export async function prepareRun(
   const { chain } = await buildChain(spaces, toolId, trust);
   const tool = chain[0] as ChainElement;
   const lock =
-    given ?? (await lockFor(spaces, toolId, tool.version ?? '0.0.0', trust, options.lock));
+    given ?? (await lockFor(spaces, toolId, tool.version ?? '0.0.0', trust, options.lock, chain));
   if (lock !== null) checkChainShape(toolId, lock, chain);
   const primitive = chain.at(-1) as ChainElement;
   if (primitive.itemId !== PRIMITIVES.subprocess && primitive.itemId !== PRIMITIVES.httpClient) {
@@ -161,9 +161,10 @@ async function lockFor(
   version: string,
   trust: TrustSet,
   mode: LockMode,
+  chain: readonly ChainElement[],
 ): Promise<LockInUse | null> {
   if (mode.mode !== 'find') return null;
-  return checkLockfile(spaces, toolId, version, trust, mode.frozen);
+  return checkLockfile(spaces, toolId, version, trust, mode.frozen, chain);
 }
 
 /**

@@ -45,15 +45,36 @@ export function lockedSpace(space: string): SpaceName | null {
 }
 
 /**
+ * A chain element the caller has just resolved by precedence (the first space
+ * holding its id), read and verified: the file and the content hash of the
+ * bytes read (`text`, decoded).
+ */
+export interface ResolvedElement {
+  readonly itemId: string;
+  readonly space: SpaceName;
+  readonly path: string;
+  readonly extension: string;
+  readonly integrity: string;
+  readonly text: () => string;
+}
+
+/**
  * Compare every pinned chain element with the file it names today: re-resolve
  * it from its recorded space and hash it, then make sure the id still resolves
  * to that same file (a higher-precedence file shadowing a pinned runtime is a
  * mismatch, not a silent switch). Reads files; never throws for a mismatch.
+ *
+ * `resolved`: the chain the caller has just built, when it has. A pinned
+ * element it holds with the same id in the same space is that very file (the
+ * id resolves there by precedence, so nothing shadows it) with that content
+ * hash, and is compared without resolving and reading it again; the others
+ * are looked up as above.
  */
 export async function checkChainPins(
   spaces: Spaces,
   lockfile: Lockfile,
   trust: TrustSet,
+  resolved: readonly ResolvedElement[] = [],
 ): Promise<LockMismatch[]> {
   const out: LockMismatch[] = [];
   for (const element of lockfile.resolvedChain) {
@@ -67,6 +88,12 @@ export async function checkChainPins(
         actual: null,
         detail: `unknown space ${element.space}`,
       });
+      continue;
+    }
+    const known = resolved.find((e) => e.itemId === element.itemId && e.space === space);
+    if (known !== undefined) {
+      if (known.integrity !== element.integrity)
+        out.push(changed(base, known.path, known.integrity, space, known, trust));
       continue;
     }
     let path: string;
@@ -92,16 +119,8 @@ export async function checkChainPins(
     }
     const actual = text === null ? null : computeContentHash(text, 'tool', extension);
     if (actual !== element.integrity) {
-      const signer = text === null ? null : trustedSigner(text, extension, trust);
-      out.push({
-        ...base,
-        kind: 'hash',
-        path,
-        actual,
-        stale: signer !== null,
-        ...(signer === null ? {} : { signedBy: signer }),
-        detail: `content changed in ${space} space`,
-      });
+      const file = text === null ? null : { extension, text: () => text };
+      out.push(changed(base, path, actual, space, file, trust));
     }
     const now = await resolveItem(spaces, 'tool', element.itemId).catch(() => null);
     if (now !== null && now.path !== path) {
@@ -115,6 +134,27 @@ export async function checkChainPins(
     }
   }
   return out;
+}
+
+/** A pinned element whose file's content hash is `actual` now: stale when a trusted key signed it. */
+function changed(
+  base: { subject: string; expected: string; stale: boolean },
+  path: string,
+  actual: string | null,
+  space: SpaceName,
+  file: { readonly extension: string; readonly text: () => string } | null,
+  trust: TrustSet,
+): LockMismatch {
+  const signer = file === null ? null : trustedSigner(file.text(), file.extension, trust);
+  return {
+    ...base,
+    kind: 'hash',
+    path,
+    actual,
+    stale: signer !== null,
+    ...(signer === null ? {} : { signedBy: signer }),
+    detail: `content changed in ${space} space`,
+  };
 }
 
 /**

@@ -20,7 +20,7 @@ export {
 } from './store.js';
 export type { FoundLockfile, ListedLockfile, ListingError } from './store.js';
 export { checkChainPins, compareDeps, lockedSpace, trustedSigner } from './check.js';
-export type { LockMismatch } from './check.js';
+export type { LockMismatch, ResolvedElement } from './check.js';
 export { ownTrust, readOwnKey, signedByOwnKey } from './own-key.js';
 export { findNewerOwnLockfile } from './rollback.js';
 export type { NewerLockfile } from './rollback.js';

@@ -1,12 +1,24 @@
+import { rmSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import {
+  computeContentHash,
   generateKeyPair,
   parsePrivateKey,
   parsePublicKey,
   signText,
   trustSetOf,
 } from '../../src/integrity/index.js';
-import { compareDeps, trustedSigner, type VerifiedDeps } from '../../src/lockfile/index.js';
+import { resolveSpaces } from '../../src/items/index.js';
+import {
+  checkChainPins,
+  compareDeps,
+  trustedSigner,
+  type Lockfile,
+  type ResolvedElement,
+  type VerifiedDeps,
+} from '../../src/lockfile/index.js';
+import { makeSigner } from '../helpers/keys.js';
+import { makeTempSpaces } from '../helpers/temp-space.js';
 
 const A = 'a'.repeat(64);
 const B = 'b'.repeat(64);
@@ -53,5 +65,80 @@ describe('trustedSigner()', () => {
     expect(trustedSigner('X = 1\n', '.py', trust)).toBeNull();
     expect(trustedSigner(signed + 'Y = 2\n', '.py', trust)).toBeNull();
     expect(trustedSigner(signed, '.py', trustSetOf([]))).toBeNull();
+  });
+});
+
+describe('checkChainPins() with the chain just built', () => {
+  const { signer, trust } = makeSigner();
+  const tool = (body: string) =>
+    signText(`__version__ = "1.0.0"\n${body}`, { itemType: 'tool', extension: '.py', signer }).text;
+
+  function pinned(integrity: string, space = 'project'): Lockfile {
+    const element = {
+      itemId: 't/x',
+      space,
+      toolType: 'python',
+      executorId: null,
+      integrity,
+    };
+    return {
+      lockfileVersion: 1,
+      generatedAt: '2026-01-01T00:00:00Z',
+      root: { toolId: 't/x', version: '1.0.0', integrity },
+      resolvedChain: [element],
+      registry: null,
+      signature: null,
+    };
+  }
+
+  it('reports what a fresh lookup reports, from the bytes the run verified', async () => {
+    const s = makeTempSpaces();
+    const spaces = resolveSpaces({ project: s.project, env: s.env });
+    const text = tool('X = 2\n');
+    const path = s.write('.ai/tools/t/x.py', text);
+    const integrity = computeContentHash(text, 'tool', '.py');
+    const built: ResolvedElement = {
+      itemId: 't/x',
+      space: 'project',
+      path,
+      extension: '.py',
+      integrity,
+      text: () => text,
+    };
+    // Unchanged, and changed and signed by a trusted key (stale): the same either way.
+    for (const lock of [pinned(integrity), pinned(A)]) {
+      const fresh = await checkChainPins(spaces, lock, trust);
+      expect(await checkChainPins(spaces, lock, trust, [built])).toEqual(fresh);
+    }
+    expect(await checkChainPins(spaces, pinned(A), trust, [built])).toEqual([
+      expect.objectContaining({ kind: 'hash', stale: true, signedBy: signer.fingerprint }),
+    ]);
+    // Not read again: what the run verified (and will run) is compared, even
+    // when the file has gone since.
+    rmSync(path);
+    expect(await checkChainPins(spaces, pinned(integrity), trust, [built])).toEqual([]);
+    expect(await checkChainPins(spaces, pinned(integrity), trust)).toEqual([
+      expect.objectContaining({ kind: 'missing' }),
+    ]);
+  });
+
+  it('looks up an element pinned in another space than the chain found it in', async () => {
+    const s = makeTempSpaces();
+    const spaces = resolveSpaces({ project: s.project, env: s.env });
+    const text = tool('X = 3\n');
+    const path = s.write('.ai/tools/t/x.py', text);
+    const integrity = computeContentHash(text, 'tool', '.py');
+    const built: ResolvedElement = {
+      itemId: 't/x',
+      space: 'project',
+      path,
+      extension: '.py',
+      integrity,
+      text: () => text,
+    };
+    // Pinned in user space: looked up there (not taken from the chain), and missing.
+    expect(
+      (await checkChainPins(spaces, pinned(integrity, 'user'), trust, [built])).map((m) => m.kind),
+    ).toEqual(['missing']);
   });
 });
