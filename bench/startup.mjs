@@ -126,20 +126,24 @@ export async function run() {
     // The system space is the package's own (dist/system), found from the running code.
     const env = { ...process.env, RYE_USER_SPACE: user, RYE_PYTHON: python };
     delete env.RYE_SYSTEM_SPACE;
-    const node = (args) => ({ argv: [process.execPath, ...args], options: { env } });
-    const rye = (args) => node([bin, ...args]);
+    const node = (args, nodeEnv = env) => ({
+      argv: [process.execPath, ...args],
+      options: { env: nodeEnv },
+    });
+    const rye = (args, nodeEnv = env) => node([bin, ...args], nodeEnv);
+    const smallCommands = (nodeEnv) => ({
+      node: node(['-e', '0'], nodeEnv),
+      python: { argv: [python, '-c', '0'], options: { env: nodeEnv } },
+      version: rye(['--version'], nodeEnv),
+      help: rye(['--help'], nodeEnv),
+      verifyFile: rye(
+        ['verify-file', toolPath, '--item-type', 'tool', '--trust', trustFile],
+        nodeEnv,
+      ),
+      execute: rye(['execute', 'tool', 'bench/noop', '--project', project, '--json'], nodeEnv),
+    });
 
-    const small = race(
-      {
-        node: node(['-e', '0']),
-        python: { argv: [python, '-c', '0'], options: { env } },
-        version: rye(['--version']),
-        help: rye(['--help']),
-        verifyFile: rye(['verify-file', toolPath, '--item-type', 'tool', '--trust', trustFile]),
-        execute: rye(['execute', 'tool', 'bench/noop', '--project', project, '--json']),
-      },
-      20,
-    );
+    const small = race(smallCommands(env), 20);
     for (const [name, key] of [
       ['startup.node_e0_ms', 'node'],
       ['startup.python_c0_ms', 'python'],
@@ -168,6 +172,34 @@ export async function run() {
         : { cpu_excess_ms: round1(small.execute.cpu - small.node.cpu - small.python.cpu) }),
       goal: '<= 25',
     });
+
+    // NODE_EXTRA_CA_CERTS makes every Node process read and parse that file at
+    // start (~40 ms for a system CA bundle on these machines), rye and
+    // `node -e 0` alike: it swells the floor the ratios divide by. None of these
+    // commands makes a TLS connection, so they run again without it, as on a
+    // machine that does not set it.
+    if (env.NODE_EXTRA_CA_CERTS !== undefined) {
+      const plainEnv = { ...env };
+      delete plainEnv.NODE_EXTRA_CA_CERTS;
+      const plain = race(smallCommands(plainEnv), 20);
+      const extra = { node_ms: round1(plain.node.ms), without: 'NODE_EXTRA_CA_CERTS' };
+      for (const [name, key] of [
+        ['cli.version_ratio_no_extra_ca', 'version'],
+        ['cli.verify_file_ratio_no_extra_ca', 'verifyFile'],
+      ])
+        report(name, plain[key].ms / plain.node.ms, 'ratio', {
+          rye_ms: round1(plain[key].ms),
+          ...extra,
+          ...ratioExtra(plain[key].cpu, plain.node.cpu),
+          goal: '<= 1.4',
+        });
+      report(
+        'cli.execute_excess_ms_no_extra_ca',
+        plain.execute.ms - plain.node.ms - plain.python.ms,
+        'ms',
+        { rye_ms: round1(plain.execute.ms), ...extra, goal: '<= 25' },
+      );
+    }
 
     // verifyFile over many small items at once, as `rye verify tool '*'` does (in process).
     const items = [];
