@@ -73,6 +73,12 @@ describe('checkChainPins() with the chain just built', () => {
   const tool = (body: string) =>
     signText(`__version__ = "1.0.0"\n${body}`, { itemType: 'tool', extension: '.py', signer }).text;
 
+  function contentHashOf(text: string): string {
+    const hash = computeContentHash(text, 'tool', '.py');
+    if (hash === null) throw new Error('the test tool has no content hash');
+    return hash;
+  }
+
   function pinned(integrity: string, space = 'project'): Lockfile {
     const element = {
       itemId: 't/x',
@@ -96,7 +102,7 @@ describe('checkChainPins() with the chain just built', () => {
     const spaces = resolveSpaces({ project: s.project, env: s.env });
     const text = tool('X = 2\n');
     const path = s.write('.ai/tools/t/x.py', text);
-    const integrity = computeContentHash(text, 'tool', '.py');
+    const integrity = contentHashOf(text);
     const built: ResolvedElement = {
       itemId: 't/x',
       space: 'project',
@@ -127,7 +133,7 @@ describe('checkChainPins() with the chain just built', () => {
     const spaces = resolveSpaces({ project: s.project, env: s.env });
     const text = tool('X = 3\n');
     const path = s.write('.ai/tools/t/x.py', text);
-    const integrity = computeContentHash(text, 'tool', '.py');
+    const integrity = contentHashOf(text);
     const built: ResolvedElement = {
       itemId: 't/x',
       space: 'project',
