@@ -13,8 +13,7 @@
  * not copies.
  */
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
-import { bodyPathOf, loadCachedBody } from './cached-body.js';
+import { bodyPathOf, fileUrlOf, loadCachedBody } from './cached-body.js';
 import { parseFastArgv, type FastRunner } from './fast-path.js';
 import type { CliIo } from './context.js';
 
@@ -32,12 +31,12 @@ export function runCli(cliDir: string, argv: readonly string[]): Promise<number>
       : Promise.resolve().then(() => loadCachedBody(url, importer).exports);
   const fast = parseFastArgv(argv);
   if (fast !== undefined) {
-    const url = pathToFileURL(join(cliDir, 'fast', `${fast.command.runner}.js`)).href;
+    const url = fileUrlOf(join(cliDir, 'fast', `${fast.command.runner}.js`));
     const runner = loadCachedBody(url, importer).exports as unknown as FastRunnerModule;
     return runner.run(runner.processIo(), fast.args, fast.options);
   }
   const mainPath = join(cliDir, 'main.js');
-  const { main } = loadCachedBody(pathToFileURL(mainPath).href, importer).exports;
+  const { main } = loadCachedBody(fileUrlOf(mainPath), importer).exports;
   if (typeof main !== 'function') throw new Error(`${mainPath} exports no main()`);
   return (main as (argv: readonly string[]) => Promise<number>)(argv);
 }
