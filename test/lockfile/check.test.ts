@@ -70,23 +70,31 @@ describe('trustedSigner()', () => {
 
 describe('checkChainPins() with the chain just built', () => {
   const { signer, trust } = makeSigner();
-  const tool = (body: string) =>
-    signText(`__version__ = "1.0.0"\n${body}`, { itemType: 'tool', extension: '.py', signer }).text;
 
-  function contentHashOf(text: string): string {
-    const hash = computeContentHash(text, 'tool', '.py');
-    if (hash === null) throw new Error('the test tool has no content hash');
-    return hash;
+  /** A signed project tool `t/x`, written, and as the run's chain holds it. */
+  function projectTool(body: string) {
+    const s = makeTempSpaces();
+    const text = signText(`__version__ = "1.0.0"\n${body}`, {
+      itemType: 'tool',
+      extension: '.py',
+      signer,
+    }).text;
+    const path = s.write('.ai/tools/t/x.py', text);
+    const integrity = computeContentHash(text, 'tool', '.py');
+    if (integrity === null) throw new Error('the test tool has no content hash');
+    const built: ResolvedElement = {
+      itemId: 't/x',
+      space: 'project',
+      path,
+      extension: '.py',
+      integrity,
+      text: () => text,
+    };
+    return { spaces: resolveSpaces({ project: s.project, env: s.env }), path, integrity, built };
   }
 
   function pinned(integrity: string, space = 'project'): Lockfile {
-    const element = {
-      itemId: 't/x',
-      space,
-      toolType: 'python',
-      executorId: null,
-      integrity,
-    };
+    const element = { itemId: 't/x', space, toolType: 'python', executorId: null, integrity };
     return {
       lockfileVersion: 1,
       generatedAt: '2026-01-01T00:00:00Z',
@@ -98,19 +106,7 @@ describe('checkChainPins() with the chain just built', () => {
   }
 
   it('reports what a fresh lookup reports, from the bytes the run verified', async () => {
-    const s = makeTempSpaces();
-    const spaces = resolveSpaces({ project: s.project, env: s.env });
-    const text = tool('X = 2\n');
-    const path = s.write('.ai/tools/t/x.py', text);
-    const integrity = contentHashOf(text);
-    const built: ResolvedElement = {
-      itemId: 't/x',
-      space: 'project',
-      path,
-      extension: '.py',
-      integrity,
-      text: () => text,
-    };
+    const { spaces, path, integrity, built } = projectTool('X = 2\n');
     // Unchanged, and changed and signed by a trusted key (stale): the same either way.
     for (const lock of [pinned(integrity), pinned(A)]) {
       const fresh = await checkChainPins(spaces, lock, trust);
@@ -129,19 +125,7 @@ describe('checkChainPins() with the chain just built', () => {
   });
 
   it('looks up an element pinned in another space than the chain found it in', async () => {
-    const s = makeTempSpaces();
-    const spaces = resolveSpaces({ project: s.project, env: s.env });
-    const text = tool('X = 3\n');
-    const path = s.write('.ai/tools/t/x.py', text);
-    const integrity = contentHashOf(text);
-    const built: ResolvedElement = {
-      itemId: 't/x',
-      space: 'project',
-      path,
-      extension: '.py',
-      integrity,
-      text: () => text,
-    };
+    const { spaces, integrity, built } = projectTool('X = 3\n');
     // Pinned in user space: looked up there (not taken from the chain), and missing.
     expect(
       (await checkChainPins(spaces, pinned(integrity, 'user'), trust, [built])).map((m) => m.kind),
