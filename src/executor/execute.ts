@@ -5,7 +5,7 @@ import type { TrustSet } from '../integrity/index.js';
 import { loadSpaceTrust, parseItemId, type Spaces } from '../items/index.js';
 import { monotonicMs, packageRoot } from '../platform/index.js';
 import { findAnchorConfig } from './anchor.js';
-import { buildLockfile, saveLockfile } from './lock-flow.js';
+import { buildLockfile, saveLockfile } from './lock-write.js';
 import { prepareRun } from './prepare.js';
 import { PRIMITIVES } from './primitive-config.js';
 import { loadDotenvTrust } from './project-dotenv.js';

@@ -1,37 +1,19 @@
-import { lstatSync } from 'node:fs';
-import { join, relative, sep } from 'node:path';
+import { relative, sep } from 'node:path';
 import { RyeError } from '../errors/index.js';
-import {
-  formatTimestamp,
-  readSigner,
-  signText,
-  verifyText,
-  type Signer,
-  type TrustSet,
-  type TrustedKey,
-} from '../integrity/index.js';
-import { keyDir, type Spaces } from '../items/index.js';
-import { decodeText, readTextFile } from '../platform/index.js';
+import { verifyText, type TrustSet, type TrustedKey } from '../integrity/index.js';
+import type { Spaces } from '../items/index.js';
+import { decodeText } from '../platform/index.js';
 import {
   checkChainPins,
   compareDeps,
-  MAX_LOCKFILE_BYTES,
   findLockfile,
   findNewerOwnLockfile,
   lockedSpace,
-  lockfileName,
   ownTrust,
-  parseLockfile,
-  readLockfileAt,
   readOwnKey,
-  serializeLockfile,
-  writeDir,
-  writeLockfile,
   type FoundLockfile,
   type LockMismatch,
-  type Lockfile,
   type ResolvedElement,
-  type VerifiedDeps,
 } from '../lockfile/index.js';
 import type { ChainElement, VerifyDepsConfig } from './types.js';
 
@@ -279,126 +261,8 @@ export function lockError(
   );
 }
 
-/**
- * A new lockfile for a run that just succeeded: v2 when dependencies were
- * verified (their raw hashes pinned), else v1. `anchor_path` is relative to the
- * base of the root tool's space (the project for project tools), never absolute.
- * `registry` is where the root tool was pulled from, or null.
- */
-export function buildLockfile(
-  chain: readonly ChainElement[],
-  base: string,
-  deps: {
-    anchorPath: string;
-    scope: VerifyDepsConfig['scope'];
-    files: ReadonlyMap<string, string>;
-  } | null,
-  now: Date,
-  registry: Readonly<Record<string, unknown>> | null = null,
-): Lockfile {
-  const root = chain[0] as ChainElement;
-  const common = {
-    generatedAt: formatTimestamp(now),
-    root: { toolId: root.itemId, version: root.version ?? '0.0.0', integrity: root.integrity },
-    resolvedChain: chain.map((e) => ({
-      itemId: e.itemId,
-      space: e.space,
-      toolType: e.toolType,
-      executorId: e.executorId,
-      integrity: e.integrity,
-    })),
-    registry,
-    signature: null,
-  };
-  if (deps === null) return { ...common, lockfileVersion: 1 };
-  // serializeLockfile orders the files (by code point); insertion order does not matter here.
-  const files: Record<string, string> = {};
-  for (const [rel, sha] of deps.files) files[rel] = `sha256:${sha}`;
-  const verifiedDeps: VerifiedDeps = {
-    anchorPath: relativeToBase(base, deps.anchorPath),
-    scope: deps.scope,
-    files,
-  };
-  return { ...common, lockfileVersion: 2, verifiedDeps };
-}
-
-/**
- * Serialize, sign with the user's key when there is one (so the fast path can
- * trust it later), and write where the root tool's space says. Writes
- * `lockfile` as given: a caller replacing a lockfile carries its `registry`
- * over first (readReplacedRegistry).
- *
- * Idempotent, like `rye sign`: when the lockfile there already says exactly
- * this and is signed as this save would sign it, it is kept byte for byte
- * (`unchanged`), so the bundle manifests that list it stay valid.
- */
-export async function saveLockfile(
-  spaces: Spaces,
-  root: ChainElement,
-  lockfile: Lockfile,
-): Promise<{ path: string; unchanged: boolean }> {
-  const signer = await readSigner(keyDir(spaces)).catch((): Signer | null => null);
-  const kept = await keptLockfile(spaces, root, lockfile, signer);
-  if (kept !== null) return { path: kept, unchanged: true };
-  const text = serializeLockfile(lockfile);
-  const signed =
-    signer === null ? text : signText(text, { itemType: 'tool', extension: '.json', signer }).text;
-  return { path: await writeLockfile(spaces, root.space, signed, lockfile), unchanged: false };
-}
-
-/**
- * The path of the lockfile that saving `lockfile` would replace, when that
- * one is a regular file holding, byte for byte, what this save would write
- * but for `generated_at` and the signature, and signed as this save would
- * sign it: by `signer` (an Ed25519 signature is deterministic, so re-signing
- * gives the very same one) or, without a key, not at all. Else null: a
- * missing, unreadable or malformed lockfile, or one signed by another key,
- * is replaced.
- */
-async function keptLockfile(
-  spaces: Spaces,
-  root: ChainElement,
-  lockfile: Lockfile,
-  signer: Signer | null,
-): Promise<string | null> {
-  const { toolId, version } = lockfile.root;
-  const path = join(writeDir(spaces, root.space), lockfileName(toolId, version));
-  let old: { lockfile: Lockfile; text: string };
-  try {
-    if (!lstatSync(path).isFile()) return null;
-    old = await readLockfileAt(path, toolId, version);
-  } catch {
-    return null; // none there, or unreadable: written anew
-  }
-  const { generatedAt, signature } = old.lockfile;
-  if (serializeLockfile({ ...lockfile, generatedAt, signature }) !== old.text) return null;
-  if (signer === null) return signature === null ? path : null;
-  return signText(old.text, { itemType: 'tool', extension: '.json', signer }).unchanged
-    ? path
-    : null;
-}
-
-/**
- * The `registry` field of the lockfile that writing `lockfile` would replace,
- * when that one pins the same root content (a re-lock of a pulled tool), else
- * null. Never throws: a missing or unreadable lockfile has nothing to carry over.
- */
-export async function readReplacedRegistry(
-  spaces: Spaces,
-  root: ChainElement,
-  lockfile: Lockfile,
-): Promise<Readonly<Record<string, unknown>> | null> {
-  const { toolId, version, integrity } = lockfile.root;
-  try {
-    const path = join(writeDir(spaces, root.space), lockfileName(toolId, version));
-    const old = parseLockfile(await readTextFile(path, MAX_LOCKFILE_BYTES), path);
-    return old.root.integrity === integrity ? old.registry : null;
-  } catch {
-    return null; // none there, or unreadable: nothing to carry over
-  }
-}
-
-function relativeToBase(base: string, path: string): string {
+/** `path` relative to `base`, `/`-separated (`.` for the base itself): how a lockfile records it. */
+export function relativeToBase(base: string, path: string): string {
   const rel = relative(base, path);
   return rel === '' ? '.' : rel.split(sep).join('/');
 }

@@ -2,7 +2,7 @@ import { isRyeError, type ErrorCode } from '../errors/index.js';
 import type { TrustSet } from '../integrity/index.js';
 import type { Spaces } from '../items/index.js';
 import { listLockfiles, type Lockfile } from '../lockfile/index.js';
-import { buildLockfile, readReplacedRegistry, saveLockfile } from './lock-flow.js';
+import { buildLockfile, saveLockfile } from './lock-write.js';
 import { prepareRun } from './prepare.js';
 import type { ChainElement } from './types.js';
 import { VerifiedFileCache } from './verify-deps.js';
@@ -41,12 +41,10 @@ export async function updateLockfile(
     now,
     registry,
   );
-  const lockfile =
-    registry === null
-      ? { ...built, registry: await readReplacedRegistry(spaces, root, built) }
-      : built;
   const thirdParty = prepared.deps.files.filter((f) => f.thirdParty).length;
-  const { path, unchanged } = await saveLockfile(spaces, root, lockfile);
+  const { path, lockfile, unchanged } = await saveLockfile(spaces, root, built, {
+    carryRegistry: registry === null,
+  });
   return { path, lockfile, thirdParty, unchanged };
 }
 

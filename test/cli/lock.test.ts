@@ -1,4 +1,11 @@
-import { appendFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
+import {
+  appendFileSync,
+  existsSync,
+  readFileSync,
+  renameSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { rye } from '../helpers/cli.js';
@@ -91,6 +98,20 @@ describe('rye lock', () => {
     const changed = await cli(p, 'lock', 'update', 't/pin', '--json');
     expect(changed.json()).toMatchObject({ ok: true, unchanged: false });
     expect((await cli(p, 'execute', 'tool', 't/pin')).code).toBe(0);
+  });
+
+  it('update keeps no unchanged lockfile behind a folder link leading out of lockfiles/: it refuses, as a write does', async () => {
+    const p = await project();
+    expect((await cli(p, 'lock', 'update', 't/pin')).code).toBe(0);
+    const folder = join(p.project, '.ai/lockfiles/t');
+    const outside = join(p.project, 'outside');
+    renameSync(folder, outside);
+    symlinkSync(outside, folder);
+    const bytes = readFileSync(join(outside, 'pin@1.2.0.lock.json'));
+    const again = await cli(p, 'lock', 'update', 't/pin', '--json');
+    expect(again.code).toBe(1);
+    expect(again.json()).toMatchObject({ ok: false, error: { code: 'FILE_WRITE_FAILED' } });
+    expect(readFileSync(join(outside, 'pin@1.2.0.lock.json')).equals(bytes)).toBe(true);
   });
 
   it('verify exits 0 when everything matches and 3 on a mismatch, naming the element', async () => {
