@@ -18,15 +18,18 @@
  */
 // The whole tag block: its unassigned code points (U+E0002–U+E001F) are not
 // \p{Cf}, yet render as nothing, like the tags around them.
-const UNSAFE = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}\u{E0000}-\u{E007F}]/u;
-// Built on first use: a RegExp constructed (as the bundle writes these) parses
-// its Unicode classes at once, ~0.3 ms that every command paid at start-up.
+const UNSAFE_CLASS = '[\\p{Cc}\\p{Cf}\\p{Zl}\\p{Zp}\\p{Cs}\\u{E0000}-\\u{E007F}]';
+// Built on first use, literal or constructed alike: V8 parses a Unicode
+// class when the RegExp is made, ~0.5 ms for these, which every command
+// paid at start-up while its output is almost always plain ASCII.
+let unsafe: RegExp | undefined;
 let unsafeAll: RegExp | undefined;
 let controls: RegExp | undefined;
-const unsafeAllRe = (): RegExp => (unsafeAll ??= new RegExp(UNSAFE.source, 'gu'));
+const unsafeRe = (): RegExp => (unsafe ??= new RegExp(UNSAFE_CLASS, 'u'));
+const unsafeAllRe = (): RegExp => (unsafeAll ??= new RegExp(UNSAFE_CLASS, 'gu'));
 const controlsRe = (): RegExp => (controls ??= new RegExp('\\p{Cc}', 'gu'));
 // Printable ASCII, with LF and TAB in JSON text: nothing to rewrite. Checked
-// first because it is cheap to build, where UNSAFE's Unicode classes cost ~0.3 ms
+// first because it is cheap to build, where the Unicode classes cost ~0.3 ms
 // each the first time (a whole CLI run's output is usually this).
 const PLAIN = /^[\x20-\x7e]*$/;
 const PLAIN_LINES = /^[\x20-\x7e\n]*$/;
@@ -36,7 +39,7 @@ const SHORT: Readonly<Record<string, string>> = { '\t': '\\t', '\n': '\\n', '\r'
 
 /** True when `text` holds a character {@link escapeControl} would rewrite. */
 export function hasControl(text: string): boolean {
-  return !PLAIN.test(text) && UNSAFE.test(text);
+  return !PLAIN.test(text) && unsafeRe().test(text);
 }
 
 /**
@@ -49,7 +52,7 @@ export function hasControl(text: string): boolean {
  * output is the unambiguous form.
  */
 export function escapeControl(text: string): string {
-  if (PLAIN.test(text) || !UNSAFE.test(text)) return text;
+  if (PLAIN.test(text) || !unsafeRe().test(text)) return text;
   return text.replace(unsafeAllRe(), (ch) => SHORT[ch] ?? visible(ch.codePointAt(0) ?? 0));
 }
 
@@ -60,7 +63,7 @@ export function escapeControl(text: string): string {
  * a stack trace, help); a value inside one line takes {@link escapeControl}.
  */
 export function escapeControlLines(text: string): string {
-  if (PLAIN_LINES.test(text) || !UNSAFE.test(text)) return text;
+  if (PLAIN_LINES.test(text) || !unsafeRe().test(text)) return text;
   return text.split('\n').map(escapeControl).join('\n');
 }
 
@@ -73,7 +76,7 @@ export function escapeControlLines(text: string): string {
  * CR before an LF; a lone CR (which would rewind the line) becomes an LF.
  */
 export function escapeControlInJson(json: string): string {
-  if (PLAIN_JSON.test(json) || !UNSAFE.test(json)) return json;
+  if (PLAIN_JSON.test(json) || !unsafeRe().test(json)) return json;
   return json.replace(unsafeAllRe(), (ch, offset: number) => {
     if (ch === '\n' || ch === '\t') return ch;
     if (ch === '\r') return json[offset + 1] === '\n' ? ch : '\n';

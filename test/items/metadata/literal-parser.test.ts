@@ -8,6 +8,7 @@ import {
   parseJsLiteral,
   parsePythonLiteral,
 } from '../../../src/items/metadata/literal-parser.js';
+import { isIdentifierPart, isIdentifierStart } from '../../../src/items/metadata/literal-cursor.js';
 import type { LiteralValue } from '../../../src/items/metadata/literal-parser.js';
 
 const py = (text: string): LiteralValue => parsePythonLiteral(text).value;
@@ -390,5 +391,40 @@ describe('literal round trip', () => {
       }),
       { numRuns: 300 },
     );
+  });
+});
+
+describe('identifier characters', () => {
+  // The ASCII fast path must give the Unicode properties' answers.
+  const start = /^[\p{ID_Start}_$]$/u;
+  const part = /^[\p{ID_Continue}$\u200c\u200d]$/u;
+
+  it('answers every ASCII character as ID_Start and ID_Continue do', () => {
+    for (let code = 0; code < 0x80; code++) {
+      const c = String.fromCharCode(code);
+      expect([c, isIdentifierStart(c)]).toEqual([c, start.test(c)]);
+      expect([c, isIdentifierPart(c)]).toEqual([c, part.test(c)]);
+    }
+  });
+
+  it('answers any character as the Unicode properties do', () => {
+    fc.assert(
+      fc.property(
+        fc.oneof(
+          fc.string({ maxLength: 1, unit: 'binary' }),
+          fc.constantFrom('', 'é', 'ß', '\u0660', '\u200c', '\u{1D400}'),
+        ),
+        (c) => {
+          expect(isIdentifierStart(c)).toBe(c !== '' && start.test(c));
+          expect(isIdentifierPart(c)).toBe(c !== '' && part.test(c));
+        },
+      ),
+      { numRuns: 2000 },
+    );
+  });
+
+  it('refuses the empty string', () => {
+    expect(isIdentifierStart('')).toBe(false);
+    expect(isIdentifierPart('')).toBe(false);
   });
 });
