@@ -27,9 +27,8 @@ import { isAscii } from 'node:buffer';
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { sep } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Script } from 'node:vm';
+import { pathOfFileUrl } from '../platform/index.js';
 
 /** What became of the code cache: used, none for this V8, not made from these bytes, refused by V8. */
 export type CodeCacheState = 'used' | 'absent' | 'stale' | 'rejected';
@@ -64,27 +63,6 @@ const DIGEST_BYTES = 32;
 const HEADER_BYTES = MAGIC.length + 2 * DIGEST_BYTES;
 
 const sha256 = (bytes: Uint8Array): Buffer => createHash('sha256').update(bytes).digest();
-
-/**
- * An absolute POSIX path of plain names (letters, digits, `_ . @ + -`; no `.`
- * or `..` segment), whose file URL is `file://` and the path as it is: the
- * package's own files wherever npm puts them, almost always. node:url's
- * conversions cost ~0.4 ms on their first calls, at every command's start.
- */
-const PLAIN_PATH = /^(?:\/(?!\.\.?(?:\/|$))[\w.@+-]+)+$/;
-
-/** `pathToFileURL(path).href`, without node:url for a plain absolute path. */
-export function fileUrlOf(path: string): string {
-  return sep === '/' && PLAIN_PATH.test(path) ? `file://${path}` : pathToFileURL(path).href;
-}
-
-/** `fileURLToPath(url)`, without node:url for the URL of a plain absolute path. */
-export function pathOfFileUrl(url: string): string {
-  const path = url.slice('file://'.length);
-  return sep === '/' && url.startsWith('file:///') && PLAIN_PATH.test(path)
-    ? path
-    : fileURLToPath(url);
-}
 
 /**
  * The body's `require`. A body asks it for Node's built-ins only, which

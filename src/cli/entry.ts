@@ -13,7 +13,8 @@
  * not copies.
  */
 import { join } from 'node:path';
-import { bodyPathOf, fileUrlOf, loadCachedBody } from './cached-body.js';
+import { fileUrlOf } from '../platform/index.js';
+import { bodyPathOf, loadCachedBody } from './cached-body.js';
 import { parseFastArgv, type FastRunner } from './fast-path.js';
 import type { CliIo } from './context.js';
 

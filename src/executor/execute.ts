@@ -1,9 +1,8 @@
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { RyeError, isRyeError, type ErrorCode } from '../errors/index.js';
 import type { TrustSet } from '../integrity/index.js';
 import { loadSpaceTrust, parseItemId, type Spaces } from '../items/index.js';
-import { monotonicMs, packageRoot } from '../platform/index.js';
+import { fileUrlOf, monotonicMs, packageRoot } from '../platform/index.js';
 import { findAnchorConfig } from './anchor.js';
 import { buildLockfile, saveLockfile } from './lock-write.js';
 import { prepareRun } from './prepare.js';
@@ -306,7 +305,7 @@ async function runPrimitive(
 
 /** The rye library a tool imports as `@rye/core`: the built package running this executor. */
 function libraryUrl(): string {
-  return pathToFileURL(join(packageRoot(), 'dist', 'src', 'index.js')).href;
+  return fileUrlOf(join(packageRoot(), 'dist', 'src', 'index.js'));
 }
 
 function toEntry(e: ChainElement): ChainEntry {

@@ -23,6 +23,7 @@ export type {
   JsonObject,
   StringRule,
 } from './json-fields.js';
+export { fileUrlOf, pathOfFileUrl } from './file-url.js';
 export { packageRoot } from './package-root.js';
 export { mapLimit } from './map-limit.js';
 export { relativeInside } from './path-inside.js';

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { sep } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { fileUrlOf, pathOfFileUrl } from '../../src/cli/cached-body.js';
+import { fileUrlOf, pathOfFileUrl } from '../../src/platform/index.js';
 
 /** Segments from plain names and from what a file URL must escape or a path must normalise. */
 const segment = fc.oneof(
@@ -13,7 +13,7 @@ const segment = fc.oneof(
   }),
 );
 
-describe.skipIf(sep !== '/')('file URLs of the bodies without node:url', () => {
+describe.skipIf(sep !== '/')('file URLs of the package files without node:url', () => {
   it('fileUrlOf() and pathOfFileUrl() answer as pathToFileURL() and fileURLToPath()', () => {
     fc.assert(
       fc.property(fc.array(segment, { minLength: 1, maxLength: 6 }), (segments) => {
