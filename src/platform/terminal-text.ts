@@ -29,8 +29,8 @@ const unsafeRe = (): RegExp => (unsafe ??= new RegExp(UNSAFE_CLASS, 'u'));
 const unsafeAllRe = (): RegExp => (unsafeAll ??= new RegExp(UNSAFE_CLASS, 'gu'));
 const controlsRe = (): RegExp => (controls ??= new RegExp('\\p{Cc}', 'gu'));
 // Printable ASCII, with LF and TAB in JSON text: nothing to rewrite. Checked
-// first because it is cheap to build, where the Unicode classes cost ~0.3 ms
-// each the first time (a whole CLI run's output is usually this).
+// first, so the Unicode classes above are built only for text that is not
+// (a whole CLI run's output is usually this).
 const PLAIN = /^[\x20-\x7e]*$/;
 const PLAIN_LINES = /^[\x20-\x7e\n]*$/;
 const PLAIN_JSON = /^[\x20-\x7e\n\t]*$/;
