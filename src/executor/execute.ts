@@ -49,6 +49,12 @@ export interface ExecuteOptions {
    * after the grace, and the result is an error with EXECUTE_CANCELLED.
    */
   readonly signal?: AbortSignal;
+  /**
+   * Where the run reads the time `metadata.duration_ms` reports, in
+   * milliseconds (default: a monotonic clock). A thread run with an injected
+   * clock passes it, so a rerun reports the same result (THREADS.md §15).
+   */
+  readonly clock?: { now(): number };
 }
 
 /** One chain element as reported (and as a lockfile pins it). */
@@ -99,7 +105,9 @@ const defaultCache = new VerifiedFileCache();
  * result with `status: "error"`.
  */
 export async function execute(options: ExecuteOptions): Promise<ExecuteResult> {
-  const started = monotonicMs();
+  const { clock } = options;
+  const now = clock === undefined ? monotonicMs : () => clock.now();
+  const started = now();
   const { spaces, toolId } = options;
   parseItemId(toolId);
   // RYE_CACHE_DIR: where verified snapshots live (the caller's value wins).
@@ -179,7 +187,7 @@ export async function execute(options: ExecuteOptions): Promise<ExecuteResult> {
     ...extra,
     chain: chainEntries,
     metadata: {
-      duration_ms: Math.round((monotonicMs() - started) * 10) / 10,
+      duration_ms: Math.round((now() - started) * 10) / 10,
       lockfile_used: lock !== null,
       dotenv: plan.dotenv,
       ...lockMetadata,

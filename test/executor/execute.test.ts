@@ -51,6 +51,16 @@ describe('execute(): the seed scenario (multi-file Python tool)', () => {
     for (const e of result.chain) expect(e.integrity).toMatch(/^[0-9a-f]{64}$/);
   });
 
+  it('reads the duration it reports from the clock it is given (a thread rerun reports the same)', async () => {
+    const { p, id, marker } = await threadsProject();
+    let reads = 0;
+    const clock = { now: () => 1_000 + 7.25 * reads++ };
+    const result = await run(p, id, { marker }, { clock });
+    expect(result.status, JSON.stringify(result)).toBe('success');
+    expect(reads).toBe(2);
+    expect(result.metadata.duration_ms).toBe(7.3);
+  });
+
   it('--dry-run plans without spawning and lists every verified file', async () => {
     const { p, id, marker } = await threadsProject();
     const result = await run(p, id, { marker }, { dryRun: true });

@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import {
   canonicalJson,
   fingerprintOf,
@@ -6,6 +5,7 @@ import {
   sha256Hex,
   type Signer,
 } from '../../integrity/index.js';
+import { systemRandom, type RandomSource } from '../ids/index.js';
 import { compileCaps, capStrings, type CapSet } from './cap-set.js';
 import type { Capability } from './capability.js';
 import type { HolderKey } from './holder-key.js';
@@ -123,9 +123,9 @@ export function appendTokenBlock(token: string, options: AppendTokenOptions): st
   return sized(encodeToken([...blocks.map(plain), block]));
 }
 
-/** 128 random bits as 32 hex characters (a token's `jti`). */
-export function newJti(): string {
-  return randomBytes(16).toString('hex');
+/** 128 random bits as 32 hex characters (a token's `jti`), from `random`. */
+export function newJti(random: RandomSource = systemRandom): string {
+  return Buffer.from(random(16)).toString('hex');
 }
 
 function capsField(caps: CapSet | readonly Capability[]): string[] {

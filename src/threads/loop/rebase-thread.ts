@@ -2,7 +2,7 @@ import { reopenTranscript } from './reopen-transcript.js';
 import { RyeError } from '../../errors/index.js';
 import type { DirectiveProgram } from '../../items/index.js';
 import { returnSchemaOf } from '../directive/index.js';
-import { newThreadId, type Clock } from '../ids/index.js';
+import { newThreadId, type Clock, type RandomSource } from '../ids/index.js';
 import { loadOperation, type DirectivePlan } from '../ops/index.js';
 import {
   RegistryDb,
@@ -40,8 +40,9 @@ export async function rebaseThread(args: {
   readonly plan: DirectivePlan;
   readonly paths: ThreadPaths;
   readonly clock: Clock;
+  readonly random: RandomSource;
 }): Promise<ThreadResult> {
-  const { input, record, plan, paths, clock } = args;
+  const { input, record, plan, paths, clock, random } = args;
   if (record.parent !== null)
     throw new RyeError(
       'THREAD_RESUME_PINNED',
@@ -65,7 +66,7 @@ export async function rebaseThread(args: {
     signer: input.signer,
     clock,
   });
-  const successor = newThreadId(plan.directive.id, clock);
+  const successor = newThreadId(plan.directive.id, clock, random);
   let cost: ThreadCost;
   try {
     cost = rebuildThread(events).cost;
@@ -96,6 +97,7 @@ export async function rebaseThread(args: {
     client,
     signer: input.signer,
     clock,
+    random,
     threadId: successor,
     ...(input.onProgress === undefined ? {} : { onProgress: input.onProgress }),
     ...(input.signal === undefined ? {} : { signal: input.signal }),

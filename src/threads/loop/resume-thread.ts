@@ -4,7 +4,7 @@ import type { Signer, TrustSet } from '../../integrity/index.js';
 import type { DirectiveLimits, DirectiveProgram } from '../../items/index.js';
 import { parsePricing } from '../budget/index.js';
 import { returnSchemaOf } from '../directive/index.js';
-import { systemClock, type Clock } from '../ids/index.js';
+import { systemClock, systemRandom, type Clock, type RandomSource } from '../ids/index.js';
 import {
   loadOperation,
   planDirectiveOperation,
@@ -44,6 +44,8 @@ export interface ResumeThreadInput {
   /** The provider client for the re-admitted plan (reads the key: PROVIDER_AUTH_MISSING). */
   readonly client: (plan: DirectivePlan) => Promise<ProviderClient>;
   readonly clock?: Clock;
+  /** See RunThreadInput.random: the new token's ids, and a rebase's successor id. */
+  readonly random?: RandomSource;
   readonly onProgress?: (line: string) => void;
   /** Cancels the resumed thread (see RunThreadInput.signal). */
   readonly signal?: AbortSignal;
@@ -66,6 +68,7 @@ export interface ResumeThreadInput {
  */
 export async function resumeThread(input: ResumeThreadInput): Promise<ThreadResult> {
   const clock = input.clock ?? systemClock;
+  const random = input.random ?? systemRandom;
   const paths = threadPaths(input.projectRoot, input.threadId);
   checkThreadDir(input.projectRoot, paths);
   // Requests recorded before this process owned the tree were for an earlier owner.
@@ -84,7 +87,7 @@ export async function resumeThread(input: ResumeThreadInput): Promise<ThreadResu
       plan.directive.content_sha256 !== record.directive.content_sha256 ||
       [...plan.capabilities].sort().join('\n') !== recordedCaps;
     if (changed && input.rebase === true)
-      return await rebaseThread({ input, record, plan, paths, clock });
+      return await rebaseThread({ input, record, plan, paths, clock, random });
     if (changed)
       throw new RyeError(
         'THREAD_RESUME_PINNED',
@@ -153,6 +156,7 @@ export async function resumeThread(input: ResumeThreadInput): Promise<ThreadResu
       client,
       signer: input.signer,
       clock,
+      random,
       ...(input.onProgress === undefined ? {} : { onProgress: input.onProgress }),
       ...(input.signal === undefined ? {} : { signal: input.signal }),
       ...(input.hookHost === undefined ? {} : { hookHost: input.hookHost }),
@@ -168,6 +172,7 @@ export async function resumeThread(input: ResumeThreadInput): Promise<ThreadResu
       budget,
       signer: input.signer,
       clock,
+      random,
     });
     const duration = plan.limits.duration_seconds;
     const token =
@@ -179,7 +184,7 @@ export async function resumeThread(input: ResumeThreadInput): Promise<ThreadResu
             duration === 0 ? undefined : clock.now() + duration * 1000,
           )
         : undefined;
-    const jti = token?.jti ?? newJti();
+    const jti = token?.jti ?? newJti(random);
     const running = {
       ...record,
       status: 'running' as const,

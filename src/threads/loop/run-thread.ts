@@ -1,4 +1,4 @@
-import { newThreadId, systemClock } from '../ids/index.js';
+import { newThreadId, systemClock, systemRandom } from '../ids/index.js';
 import {
   RegistryDb,
   acquireTreeLock,
@@ -42,8 +42,9 @@ export async function runThread(
 ): Promise<ThreadResult> {
   const { plan } = input;
   const clock = input.clock ?? systemClock;
+  const random = input.random ?? systemRandom;
   const { pricing, limitNanos } = pricingOf(plan);
-  const threadId = input.threadId ?? newThreadId(plan.directive.id, clock);
+  const threadId = input.threadId ?? newThreadId(plan.directive.id, clock, random);
   const paths = threadPaths(input.projectRoot, threadId);
   checkThreadDir(input.projectRoot, paths, true);
   const sinceMs = Date.now();
@@ -65,6 +66,7 @@ export async function runThread(
       budget,
       signer: input.signer,
       clock,
+      random,
     });
     const duration = plan.limits.duration_seconds;
     const deadline = duration === 0 ? undefined : clock.now() + duration * 1000;

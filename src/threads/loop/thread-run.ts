@@ -5,7 +5,7 @@ import { authorityOf, compileCaps, parseCapability } from '../capabilities/index
 import type { ContentPart, Message } from '../conversation/index.js';
 import { admittedHookRecord, renderSummary, type ReturnSchema } from '../directive/index.js';
 import { ThreadHooks, type HookHost } from '../hooks/index.js';
-import { type Clock } from '../ids/index.js';
+import { type Clock, type RandomSource } from '../ids/index.js';
 import type { DirectivePlan, OperationContext } from '../ops/index.js';
 import {
   DEFAULT_RETRY_POLICY,
@@ -44,6 +44,11 @@ export interface RunThreadInput {
   /** The user key: signs thread.json and the checkpoints. */
   readonly signer: Signer;
   readonly clock?: Clock;
+  /**
+   * Where thread ids and token ids draw their random bits (default: node:crypto).
+   * Injected with `clock`, a rerun writes byte-identical transcripts (THREADS.md §15).
+   */
+  readonly random?: RandomSource;
   /** A ledger other than registry.db's (benchmarks use the memory store). */
   readonly budget?: BudgetStore;
   readonly retryPolicy?: Partial<RetryPolicy>;
@@ -141,6 +146,7 @@ export class ThreadRun implements RunState {
         ...input.ops,
         authority: authorityOf(caps, 'thread'),
         signal: this.#abort.signal,
+        ...(input.clock === undefined ? {} : { clock: input.clock }),
         // Thread tools then reach only this thread's descendants (THREADS.md §11).
         thread: this.threadId,
         ...(links === undefined

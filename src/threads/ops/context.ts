@@ -1,5 +1,6 @@
 import type { Spaces } from '../../items/index.js';
 import type { Authority } from '../capabilities/index.js';
+import type { Clock } from '../ids/index.js';
 import type { ThreadCaller } from '../thread-tools/caller.js';
 
 /** What every operation call runs with: where, under which environment, and under whose authority. */
@@ -13,6 +14,12 @@ export interface OperationContext {
   readonly signal?: AbortSignal;
   /** Progress lines of a long call (a directive's thread: turns, calls, running cost). */
   readonly onProgress?: (line: string) => void;
+  /**
+   * Where the operations read the times they report (a tool run's
+   * `duration_ms`); default: the system's monotonic clock. A thread run with
+   * an injected clock sets it (THREADS.md §15).
+   */
+  readonly clock?: Clock;
   /**
    * The thread whose model makes the call, when one does: thread tools then
    * reach only its own descendants (THREADS.md §11). Absent for the operator

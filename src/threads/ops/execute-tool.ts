@@ -34,6 +34,7 @@ export async function executeTool(
     dryRun: options.dryRun,
     env: ctx.env,
     ...(ctx.signal === undefined ? {} : { signal: ctx.signal }),
+    ...(ctx.clock === undefined ? {} : { clock: ctx.clock }),
     ...(options.frozen === undefined ? {} : { frozen: options.frozen }),
     ...(direct
       ? {}

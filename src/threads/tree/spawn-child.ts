@@ -100,7 +100,7 @@ export async function spawnChild(parent: ThreadRun, request: SpawnRequest): Prom
       plan.limits.duration_seconds === 0 ? undefined : now + plan.limits.duration_seconds * 1000;
     const deadline =
       parent.deadline === undefined ? own : Math.min(own ?? parent.deadline, parent.deadline);
-    const threadId = newThreadId(request.directiveId, tree.clock);
+    const threadId = newThreadId(request.directiveId, tree.clock, tree.random);
     const paths = threadPaths(tree.projectRoot, threadId);
     checkThreadDir(tree.projectRoot, paths, true);
     const parentExp = parent.record.token?.exp;
@@ -164,7 +164,7 @@ export async function spawnChild(parent: ThreadRun, request: SpawnRequest): Prom
       caps_dropped: plan.caps_dropped,
       limits: plan.limits,
     });
-    runChild(tree, child, paths);
+    runChild(child, paths);
   } finally {
     node.pendingSpawns -= 1;
   }

@@ -65,16 +65,12 @@ export function startNode(start: NodeStart): TreeNode {
 
 /**
  * Run a child node to its end: its result is recorded on the node, its
- * transcript closed, its ledger account closed (an unspent reservation is
- * released, THREADS.md §6), and a `child_settled` event written to the
- * parent, which is still running (a parent settles its children before its
- * own terminal event). Never rejects: a runner bug ends the child `error`.
+ * transcript closed and its ledger account closed (an unspent reservation is
+ * released, THREADS.md §6). The parent records the settlement before its own
+ * terminal event (settleChildren). Never rejects: a runner bug ends the child
+ * `error`.
  */
-export function runChild(
-  tree: ThreadTree,
-  node: TreeNode,
-  paths: ThreadPaths,
-): Promise<ThreadResult> {
+export function runChild(node: TreeNode, paths: ThreadPaths): Promise<ThreadResult> {
   const { run } = node;
   node.done = run
     .run(paths)
@@ -83,16 +79,6 @@ export function runChild(
       node.result = result;
       run.writer.close();
       await run.budget.close(node.threadId).catch(() => undefined);
-      const parent = node.parentId === null ? undefined : tree.node(node.parentId);
-      // A child started after its parent settled (a hook on after_complete) is
-      // recorded by its own transcript and the registry edge, not in the sealed parent.
-      if (parent !== undefined && !parent.sealed)
-        parent.run.writer.append('child_settled', {
-          child: node.threadId,
-          status: result.status,
-          cost_nanos: run.cost.spend_nanos,
-          ...(result.outputs === undefined ? {} : { outputs: result.outputs }),
-        });
       return result;
     });
   return node.done;

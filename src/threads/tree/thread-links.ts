@@ -64,14 +64,28 @@ export function handleOf(node: TreeNode): ThreadHandle {
 /**
  * A parent ending with children still running cancels them (reason
  * `parent_<status>`), cascading down, and waits for them: a finished
- * thread's whole subtree has finished, and their `child_settled` events
- * precede the parent's terminal event.
+ * thread's whole subtree has finished. Then it records each child's
+ * `child_settled`, in the order it spawned them, just before its terminal
+ * event: written as each child ended, their order would be the order
+ * parallel children happened to finish in, and a rerun with the same clock
+ * and ids would not write the same bytes (THREADS.md §15). When each child
+ * ended is in its own transcript. A child started after this (a hook on
+ * `after_complete`) is recorded by its own transcript and the registry edge.
  */
 async function settleChildren(tree: ThreadTree, node: TreeNode, status: string): Promise<void> {
   const children = node.children.map((id) => tree.node(id)).filter((c) => c !== undefined);
   for (const child of children)
     if (child.result === undefined) child.run.cancel(`parent_${status}`);
-  await Promise.all(children.map((c) => c.done));
+  const settled = await Promise.all(
+    children.map(async (c) => ({ child: c, result: await c.done })),
+  );
+  for (const { child, result } of settled)
+    node.run.writer.append('child_settled', {
+      child: child.threadId,
+      status: result.status,
+      cost_nanos: child.run.cost.spend_nanos,
+      ...(result.outputs === undefined ? {} : { outputs: result.outputs }),
+    });
   node.sealed = true;
 }
 

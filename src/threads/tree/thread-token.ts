@@ -36,7 +36,7 @@ export function mintRootToken(
 ): ThreadToken {
   const holder = newHolderKey();
   const nbf = Math.floor(tree.clock.now() / 1000);
-  const jti = newJti();
+  const jti = newJti(tree.random);
   const exp = expOf(nbf, deadlineMs) ?? nbf + UNLIMITED_TOKEN_TTL_S;
   const token = mintToken({
     signer: tree.signer,
@@ -68,7 +68,7 @@ export function mintChildToken(
 ): ThreadToken {
   const holder = newHolderKey();
   const nbf = Math.floor(tree.clock.now() / 1000);
-  const jti = newJti();
+  const jti = newJti(tree.random);
   const exp = expOf(nbf, deadlineMs, parentExp) as number;
   const token = appendTokenBlock(parent.token, {
     holder: parent.holder,

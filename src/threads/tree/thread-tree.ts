@@ -2,7 +2,7 @@ import { realpathSync } from 'node:fs';
 import { fingerprintOf, publicPemOf, type Signer } from '../../integrity/index.js';
 import { audienceOf, type HolderKey, type TokenTrust } from '../capabilities/index.js';
 import type { BudgetStore } from '../budget/index.js';
-import type { Clock } from '../ids/index.js';
+import type { Clock, RandomSource } from '../ids/index.js';
 import type { ThreadResult } from '../loop/thread-result.js';
 import type { ThreadRun } from '../loop/thread-run.js';
 import type { RegistryDb } from '../store/index.js';
@@ -39,6 +39,8 @@ export class ThreadTree {
   readonly budget: BudgetStore;
   readonly signer: Signer;
   readonly clock: Clock;
+  /** Where child thread ids and token ids draw their random bits. */
+  readonly random: RandomSource;
   readonly trust: TokenTrust;
   readonly #nodes = new Map<string, TreeNode>();
 
@@ -48,12 +50,14 @@ export class ThreadTree {
     budget: BudgetStore;
     signer: Signer;
     clock: Clock;
+    random: RandomSource;
   }) {
     this.projectRoot = options.projectRoot;
     this.registry = options.registry;
     this.budget = options.budget;
     this.signer = options.signer;
     this.clock = options.clock;
+    this.random = options.random;
     const userPublicKey = publicPemOf(options.signer.privateKey);
     this.trust = {
       userPublicKey,

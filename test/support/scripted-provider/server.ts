@@ -53,6 +53,8 @@ export interface ScriptedProvider {
   readonly openaiBaseUrl: string;
   readonly requests: readonly CapturedRequest[];
   readonly problems: readonly string[];
+  /** Play the script again from its first turn, as to a new server on the same address (a rerun). */
+  rewind(): void;
   close(): Promise<void>;
 }
 
@@ -67,7 +69,7 @@ export async function startScriptedProvider(
     chunk: options.chunk ?? 8,
     created: options.created ?? 1_700_000_000,
   };
-  const book = new ScriptBook(options.script);
+  let book = new ScriptBook(options.script);
   const requests: CapturedRequest[] = [];
   const problems: string[] = [];
   let counter = 0;
@@ -141,6 +143,10 @@ export async function startScriptedProvider(
     openaiBaseUrl: `${url}/v1`,
     requests,
     problems,
+    rewind() {
+      book = new ScriptBook(options.script);
+      counter = 0;
+    },
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();

@@ -15,6 +15,7 @@ import {
   capStrings,
   mintToken,
   newHolderKey,
+  newJti,
   parseCapability,
   redactTokens,
   verifyToken,
@@ -513,6 +514,16 @@ describe('verifyToken() refuses attacks', () => {
       }
     }
     expect(tested).toBeGreaterThan(0);
+  });
+});
+
+describe('newJti()', () => {
+  it('is 32 hex characters of 16 random bytes, from the source it is given', () => {
+    expect(newJti()).toMatch(/^[0-9a-f]{32}$/);
+    expect(newJti()).not.toBe(newJti());
+    expect(newJti((n) => Uint8Array.from({ length: n }, (_, i) => i))).toBe(
+      '000102030405060708090a0b0c0d0e0f',
+    );
   });
 });
 

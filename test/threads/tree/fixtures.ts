@@ -4,6 +4,7 @@ import { loadTrustStore, readSigner } from '../../../src/integrity/index.js';
 import { keyDir, trustStores } from '../../../src/items/index.js';
 import { operatorAuthority } from '../../../src/threads/capabilities/index.js';
 import { returnSchemaOf } from '../../../src/threads/directive/index.js';
+import type { Clock, RandomSource } from '../../../src/threads/ids/index.js';
 import type { DirectiveProgram } from '../../../src/items/index.js';
 import { resumeThread, runThread, type ThreadResult } from '../../../src/threads/loop/index.js';
 import { loadOperation, planDirectiveOperation } from '../../../src/threads/ops/index.js';
@@ -146,12 +147,17 @@ export interface TreeProject extends ExecProject {
     directiveId: string,
     inputs: Record<string, unknown>,
     signal?: AbortSignal,
+    ids?: { clock: Clock; random: RandomSource },
   ): Promise<ThreadResult>;
   registry<T>(body: (db: RegistryDb) => T): T;
   /** A thread's verified thread.json. */
   record(threadId: string): Promise<ThreadRecord>;
   /** Resume a thread in process, as `rye thread resume` does. */
-  resume(threadId: string, message: string): Promise<ThreadResult>;
+  resume(
+    threadId: string,
+    message: string,
+    ids?: { clock: Clock; random: RandomSource },
+  ): Promise<ThreadResult>;
 }
 
 /** The directives a test needs, by id (`demo/<name>`), and a scripted provider. */
@@ -186,7 +192,7 @@ export async function treeProject(
     server,
     dir,
     ran: (tool) => existsSync(join(dir, `${tool}.ran`)),
-    async run(directiveId, inputs, signal) {
+    async run(directiveId, inputs, signal, ids) {
       const ops = { spaces: p.spaces, env, authority: operatorAuthority() };
       const plan = await planDirectiveOperation(ops, directiveId, inputs);
       const selection = await selectProvider(
@@ -203,9 +209,10 @@ export async function treeProject(
         client: spawnedIds(createProviderClient(selection, { env })),
         signer,
         ...(signal === undefined ? {} : { signal }),
+        ...ids,
       });
     },
-    async resume(threadId, message) {
+    async resume(threadId, message, ids) {
       const { trust } = await loadTrustStore(trustStores(p.spaces));
       return resumeThread({
         projectRoot: p.project,
@@ -225,6 +232,7 @@ export async function treeProject(
               { env },
             ),
           ),
+        ...ids,
       });
     },
     async record(threadId) {
