@@ -1,8 +1,18 @@
 // The app's server: start it detached on loopback, check it, stop it. Its pid
 // and URL live in <app>/.dev-server.json, so a later call (or the error hook)
-// can stop it; stop kills its whole process group.
-import { spawn } from 'node:child_process';
-import { closeSync, existsSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+// can stop it; stop kills its whole process group. That file sits in a folder
+// the app's code and a thread's file writes can change, so the pid in it is
+// used only once the process it names is shown to be this app's server.
+import { spawn, spawnSync } from 'node:child_process';
+import {
+  closeSync,
+  existsSync,
+  openSync,
+  readFileSync,
+  readlinkSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { get } from 'node:http';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
@@ -82,14 +92,53 @@ function probe(url) {
   });
 }
 
-const readState = (file) => (existsSync(file) ? JSON.parse(readFileSync(file, 'utf8')) : null);
+const SERVER_ENTRY = 'server/index.js';
+
+/** The state file's pid and URL, or null when there is none; a file of another shape is refused. */
+function readState(file) {
+  if (!existsSync(file)) return null;
+  let state;
+  try {
+    state = JSON.parse(readFileSync(file, 'utf8'));
+  } catch {
+    state = null;
+  }
+  // kill(-pid) with 0 or 1 would signal this tool's own group or every process it may.
+  if (!Number.isSafeInteger(state?.pid) || state.pid < 2 || typeof state.url !== 'string')
+    throw new Error(`${file} is not a state file this tool wrote (a pid above 1 and a URL): remove it`);
+  return state;
+}
+
+/**
+ * Whether `pid` is this app's server: a group leader (the server is started
+ * detached) running `node server/index.js` in `dir`. Read from /proc on
+ * Linux; elsewhere from ps, which gives the command but not the folder.
+ */
+function isAppServer(pid, dir) {
+  if (existsSync('/proc/self/stat')) {
+    try {
+      const argv = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const group = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[2]);
+      return argv[1] === SERVER_ENTRY && group === pid && readlinkSync(`/proc/${pid}/cwd`) === dir;
+    } catch {
+      return false;
+    }
+  }
+  const ps = spawnSync('ps', ['-o', 'pgid=,command=', '-p', String(pid)], { encoding: 'utf8' });
+  const [group, , entry] = ps.stdout.trim().split(/\s+/);
+  return ps.status === 0 && Number(group) === pid && entry === SERVER_ENTRY;
+}
+
+/** Whether the state names a server of this app that runs (not a stale or a foreign pid). */
+const serving = (state, dir) => state !== null && alive(state.pid) && isAppServer(state.pid, dir);
 
 async function start(dir, stateFile, port) {
   const state = readState(stateFile);
-  if (state !== null && alive(state.pid)) throw new Error(`the server is already running at ${state.url} (pid ${state.pid})`);
+  if (serving(state, dir)) throw new Error(`the server is already running at ${state.url} (pid ${state.pid})`);
   const chosen = port === 0 ? await freePort() : port;
   const log = openSync(join(dir, '.dev-server.log'), 'w');
-  const child = spawn(process.execPath, ['server/index.js'], {
+  const child = spawn(process.execPath, [SERVER_ENTRY], {
     cwd: dir,
     env: appEnv({ PORT: String(chosen), HOST: '127.0.0.1' }),
     detached: true,
@@ -105,13 +154,17 @@ async function start(dir, stateFile, port) {
     if (!alive(child.pid)) break;
     await sleep(25);
   }
-  await stop(stateFile);
+  await stop(dir, stateFile);
   throw new Error(`the server did not answer on ${url}: ${readFileSync(join(dir, '.dev-server.log'), 'utf8').slice(-1000)}`);
 }
 
-async function stop(stateFile) {
+async function stop(dir, stateFile) {
   const state = readState(stateFile);
   if (state === null) return { action: 'stop', stopped: false, reason: 'not running' };
+  if (!serving(state, dir)) {
+    rmSync(stateFile, { force: true });
+    return { action: 'stop', stopped: false, reason: `not running: no server of this app runs as pid ${state.pid}` };
+  }
   const kill = (signal) => {
     try {
       process.kill(-state.pid, signal);
@@ -140,10 +193,10 @@ await main(async () => {
     case 'start':
       return start(dir, stateFile, params.port ?? 3000);
     case 'stop':
-      return stop(stateFile);
+      return stop(dir, stateFile);
     case 'status': {
       const state = readState(stateFile);
-      if (state === null || !alive(state.pid)) return { action: 'status', running: false };
+      if (!serving(state, dir)) return { action: 'status', running: false };
       return { action: 'status', running: true, url: state.url, pid: state.pid, ...(await probe(state.url)) };
     }
     default:
