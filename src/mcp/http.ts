@@ -6,7 +6,7 @@ import { Hono } from 'hono';
 import { RyeError, hintFor } from '../errors/index.js';
 import { newJti } from '../threads/capabilities/index.js';
 import { checkHttpRequest, httpGuardFor, isLoopbackHost } from './http-guard.js';
-import type { RyeMcpServer } from './server.js';
+import { STOP_SETTLE_MS, type RyeMcpServer } from './server.js';
 
 export interface HttpServeOptions {
   /** 0: an ephemeral port (the real one is in the answer). */
@@ -28,7 +28,10 @@ export interface RunningHttpServer {
   readonly port: number;
   /** Live sessions. */
   sessions(): number;
-  /** Stop every session (calls aborted) and the listener. */
+  /**
+   * Stop every session (calls aborted, each given STOP_SETTLE_MS to end: a
+   * cancelled thread seals its transcript), then the listener.
+   */
   close(): Promise<void>;
 }
 
@@ -96,17 +99,30 @@ export async function serveHttp(options: HttpServeOptions): Promise<RunningHttpS
     port,
     sessions: () => sessions.size,
     async close() {
-      for (const session of sessions.values()) {
-        session.mcp.stop();
-        await session.transport.close();
-      }
+      const live = [...sessions.values()];
       sessions.clear();
+      for (const session of live) session.mcp.stop();
+      await settledWithin(
+        live.map((s) => s.mcp.settled()),
+        STOP_SETTLE_MS,
+      );
+      for (const session of live) await session.transport.close();
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections();
       });
     },
   };
+}
+
+/** Resolves when every promise has, or after `ms`, whichever comes first. */
+async function settledWithin(promises: readonly Promise<void>[], ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([
+    Promise.all(promises),
+    new Promise<void>((resolve) => (timer = setTimeout(resolve, ms))),
+  ]);
+  clearTimeout(timer);
 }
 
 /** A request without a session: an `initialize` opens one; the transport refuses anything else. */
@@ -118,7 +134,7 @@ async function openSession(
   const mcp = options.createServer();
   const transport: WebStandardStreamableHTTPServerTransport =
     new WebStandardStreamableHTTPServerTransport({
-      sessionIdGenerator: newJti,
+      sessionIdGenerator: () => newJti(),
       onsessioninitialized: (id) => {
         sessions.set(id, { transport, mcp });
       },

@@ -24,6 +24,13 @@ export interface RyeMcpServerOptions {
   readonly version: string;
 }
 
+/**
+ * How long in-flight calls get to wind down after a stop: a cancelled thread
+ * seals its transcript as `cancelled` in a few ms, and the process exits
+ * within 1 s whatever happens (THREADS.md §13).
+ */
+export const STOP_SETTLE_MS = 600;
+
 /** A server for one connection, and the handle to stop it. */
 export interface RyeMcpServer {
   readonly server: Server;

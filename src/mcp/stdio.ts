@@ -1,6 +1,6 @@
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { killRunningToolsIfAny } from './ops-door.js';
-import type { RyeMcpServer } from './server.js';
+import { STOP_SETTLE_MS, type RyeMcpServer } from './server.js';
 import { claimStdout } from './stdout-guard.js';
 import { watchParent } from './watchdog.js';
 
@@ -21,9 +21,6 @@ export interface StdioServeOptions {
  * without waiting for handles that would keep Node alive (typescript-sdk#2002).
  * Tool processes never see this stdin: the executor gives them /dev/null.
  */
-/** How long in-flight calls get to wind down after a stop. */
-const SETTLE_MS = 600;
-
 export async function serveStdio(mcp: RyeMcpServer, options: StdioServeOptions): Promise<void> {
   const exit = options.exit ?? ((code: number) => process.exit(code));
   let stopped = false;
@@ -36,9 +33,7 @@ export async function serveStdio(mcp: RyeMcpServer, options: StdioServeOptions):
       `stopping: ${reason}${killed > 0 ? `; killed ${killed} running tool process group(s)` : ''}`,
     );
     if (mcp.inFlight() === 0) return exit(0);
-    // A cancelled thread seals its transcript as `cancelled` in a few ms; the
-    // exit stays within the 1 s budget whatever happens (THREADS.md §13).
-    const timer = setTimeout(() => exit(0), SETTLE_MS);
+    const timer = setTimeout(() => exit(0), STOP_SETTLE_MS);
     void mcp.settled().then(() => {
       clearTimeout(timer);
       exit(0);

@@ -1,38 +1,12 @@
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { request } from 'node:http';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { afterEach, describe, expect, it } from 'vitest';
-import { RYE_BIN, rye } from '../helpers/cli.js';
-import { makeMcpProject, until, type McpProject } from './support.js';
+import { describe, expect, it } from 'vitest';
+import { rye } from '../helpers/cli.js';
+import { makeMcpProject, startHttp, until } from './support.js';
 
 const TOKEN = `rye_test_${'t'.repeat(40)}`;
-const children: ChildProcessWithoutNullStreams[] = [];
-afterEach(() => {
-  for (const child of children.splice(0)) child.kill('SIGKILL');
-});
-
-interface HttpServer {
-  readonly child: ChildProcessWithoutNullStreams;
-  readonly url: URL;
-  stderr(): string;
-}
-
-async function startHttp(p: McpProject, env: NodeJS.ProcessEnv = {}): Promise<HttpServer> {
-  const child = spawn(
-    process.execPath,
-    [RYE_BIN, 'mcp', 'serve', '--project', p.project, '--http', '0'],
-    { env: { ...p.env, ...env }, stdio: ['pipe', 'pipe', 'pipe'] },
-  );
-  children.push(child);
-  let stderr = '';
-  child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-  await until(() => /at (http:\S+)/.test(stderr), 20_000, 'the listening line');
-  const url = new URL(/at (http:\S+)/.exec(stderr)?.[1] ?? '');
-  return { child, url, stderr: () => stderr };
-}
-
 /** A raw request, so Host and Origin can be anything (fetch forbids setting Host). */
 function raw(
   url: URL,

@@ -1,3 +1,4 @@
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { realpathSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -161,6 +162,36 @@ export async function connect(
   };
   open.push(connected);
   return connected;
+}
+
+export interface HttpServer {
+  readonly child: ChildProcessWithoutNullStreams;
+  readonly url: URL;
+  stderr(): string;
+}
+
+const httpChildren: ChildProcessWithoutNullStreams[] = [];
+
+afterEach(() => {
+  for (const child of httpChildren.splice(0)) child.kill('SIGKILL');
+});
+
+/** Spawn `node bin/rye.js mcp serve --http 0` and wait for the URL it listens at. */
+export async function startHttp(
+  p: Pick<CatalogProject, 'project' | 'env'>,
+  env: NodeJS.ProcessEnv = {},
+): Promise<HttpServer> {
+  const child = spawn(
+    process.execPath,
+    [RYE_BIN, 'mcp', 'serve', '--project', p.project, '--http', '0'],
+    { env: { ...p.env, ...env }, stdio: ['pipe', 'pipe', 'pipe'] },
+  );
+  httpChildren.push(child);
+  let stderr = '';
+  child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+  await until(() => /at (http:\S+)/.test(stderr), 20_000, 'the listening line');
+  const url = new URL(/at (http:\S+)/.exec(stderr)?.[1] ?? '');
+  return { child, url, stderr: () => stderr };
 }
 
 /** Wait until `check` holds, polling every 25 ms, for at most `ms` (then throw). */

@@ -12,7 +12,9 @@ import {
   verifiedEvents,
   type ThreadProject,
 } from '../threads/loop/fixtures.js';
-import { connect, directiveWith, until } from './support.js';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { connect, directiveWith, startHttp, until } from './support.js';
 
 let open: ThreadProject | undefined;
 afterEach(async () => {
@@ -174,6 +176,33 @@ describe('MCP execute on a directive runs a thread', () => {
     expect(row?.status).toBe('cancelled');
     const events = await verifiedEvents(p, row?.threadId as string);
     expect(events.some((e) => e.type === 'thread_cancelled')).toBe(true);
+  });
+
+  it('the HTTP server stopping (SIGTERM) cancels a running thread and waits for it to end sealed as cancelled', async () => {
+    const p = await project([
+      { match: { directive: 'summarise' }, turns: [{ fault: 'stall', after_events: 1 }] },
+    ]);
+    const token = `rye_test_${'h'.repeat(40)}`;
+    const server = await startHttp(p, { RYE_MCP_HTTP_TOKEN: token });
+    const client = new Client({ name: 'http-stop-test', version: '1' });
+    await client.connect(
+      new StreamableHTTPClientTransport(server.url, {
+        requestInit: { headers: { authorization: `Bearer ${token}` } },
+      }),
+    );
+    void client.callTool({ name: 'execute', arguments: RUN }).catch(() => undefined);
+    await until(() => p.server.requests.length === 1, 20_000, 'the provider request');
+    const exited = new Promise((resolve) => server.child.once('exit', resolve));
+    server.child.kill('SIGTERM');
+    expect(await exited).toBe(0);
+    await client.close().catch(() => undefined);
+    expect(server.stderr()).toContain('stopping: SIGTERM');
+    // Sealed before the process exited: nothing is left for a later reader to repair.
+    const [row] = readThreads(p);
+    expect(row?.status).toBe('cancelled');
+    const events = await verifiedEvents(p, row?.threadId as string);
+    expect(events.filter((e) => e.type !== 'checkpoint').at(-1)?.type).toBe('thread_cancelled');
+    expect(events.at(-1)?.type).toBe('checkpoint');
   });
 
   it('the refusals come back as error results with the project’s codes, before any thread exists', async () => {
