@@ -53,7 +53,6 @@ export function startNode(start: NodeStart): TreeNode {
     token: token.token,
     children: [],
     pendingSpawns: 0,
-    sealed: false,
     result: undefined,
     done: Promise.resolve(notStarted(threadId)),
   };

@@ -86,7 +86,6 @@ async function settleChildren(tree: ThreadTree, node: TreeNode, status: string):
       cost_nanos: child.run.cost.spend_nanos,
       ...(result.outputs === undefined ? {} : { outputs: result.outputs }),
     });
-  node.sealed = true;
 }
 
 async function spawnCall(run: ThreadRun, input: ExecuteInput): Promise<SpawnOutcome> {

@@ -20,8 +20,6 @@ export interface TreeNode {
   readonly children: string[];
   /** Spawns admitted but not yet counted, so parallel calls cannot pass the limit together. */
   pendingSpawns: number;
-  /** Set once the thread settled its children, just before its terminal event: no `child_settled` after. */
-  sealed: boolean;
   /** Set once the thread ended. */
   result: ThreadResult | undefined;
   /** Settles with the result; never rejects. */
