@@ -598,7 +598,7 @@ export const ERROR_CODES = {
   },
   BUDGET_DENIED: {
     class: 'failure',
-    hint: "The request's worst-case cost does not fit what an account on the thread's path has left; raise the spend limit.",
+    hint: "The request's worst-case cost does not fit what an account on the thread's path has left (raise the spend limit), or an account on the path is closed because its thread ended (details.reason: closed; resume the tree's root instead).",
   },
   BUDGET_BOUND_VIOLATED: {
     class: 'failure',

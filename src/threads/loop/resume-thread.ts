@@ -2,7 +2,7 @@ import { reopenTranscript, type ReopenedTranscript } from './reopen-transcript.j
 import { RyeError, isRyeError } from '../../errors/index.js';
 import type { Signer, TrustSet } from '../../integrity/index.js';
 import type { DirectiveLimits, DirectiveProgram } from '../../items/index.js';
-import { parsePricing } from '../budget/index.js';
+import { parsePricing, type BudgetStore } from '../budget/index.js';
 import { returnSchemaOf } from '../directive/index.js';
 import { systemClock, systemRandom, type Clock, type RandomSource } from '../ids/index.js';
 import {
@@ -21,11 +21,12 @@ import {
   threadPaths,
   treeLockPath,
   writeThreadRecord,
+  type ThreadRecord,
 } from '../store/index.js';
 import { rebuildThread, type StoredEvent, type ThreadCost } from '../transcript/index.js';
 import type { ThreadResult } from './thread-result.js';
 import { ThreadTree, mintRootToken, startNode } from '../tree/index.js';
-import { newJti } from '../capabilities/index.js';
+import { narrowAuthority, newJti, parseCapability } from '../capabilities/index.js';
 import { watchCancelRequests } from './cancel-watch.js';
 import { rebaseThread } from './rebase-thread.js';
 import { ThreadRun, type RunThreadInput } from './thread-run.js';
@@ -79,19 +80,25 @@ export async function resumeThread(input: ResumeThreadInput): Promise<ThreadResu
   let writer: ReopenedTranscript['writer'] | undefined;
   try {
     const record = await readThreadRecord(paths, input.trust);
-    const plan = await planDirectiveOperation(input.ops, record.directive.id, record.inputs, {
-      limitOverrides: record.limits as DirectiveLimits,
-    });
-    const recordedCaps = [...record.caps].sort().join('\n');
-    const changed =
-      plan.directive.content_sha256 !== record.directive.content_sha256 ||
-      [...plan.capabilities].sort().join('\n') !== recordedCaps;
-    if (changed && input.rebase === true)
+    const plan = await planDirectiveOperation(
+      await resumeOps(input, record),
+      record.directive.id,
+      record.inputs,
+      { limitOverrides: record.limits as DirectiveLimits },
+    );
+    const hashChanged = plan.directive.content_sha256 !== record.directive.content_sha256;
+    const capsChanged =
+      [...plan.capabilities].sort().join('\n') !== [...record.caps].sort().join('\n');
+    if ((hashChanged || capsChanged) && input.rebase === true)
       return await rebaseThread({ input, record, plan, paths, clock, random });
-    if (changed)
+    if (hashChanged || capsChanged)
       throw new RyeError(
         'THREAD_RESUME_PINNED',
-        `Cannot resume thread ${paths.threadId}: directive ${record.directive.id} changed (recorded sha256 ${record.directive.content_sha256}, now ${plan.directive.content_sha256})`,
+        `Cannot resume thread ${paths.threadId}: ${
+          hashChanged
+            ? `directive ${record.directive.id} changed (recorded sha256 ${record.directive.content_sha256}, now ${plan.directive.content_sha256})`
+            : `its capability set would change (recorded ${record.caps.length === 0 ? 'none' : record.caps.join(', ')}; now ${plan.capabilities.length === 0 ? 'none' : plan.capabilities.join(', ')})`
+        }`,
         {
           thread: paths.threadId,
           recorded_sha256: record.directive.content_sha256,
@@ -106,6 +113,9 @@ export async function resumeThread(input: ResumeThreadInput): Promise<ThreadResu
         `Cannot resume thread ${paths.threadId}: ${plan.model_error?.message ?? 'no model'}`,
         { thread: paths.threadId },
       );
+    registry = RegistryDb.open(registryDbPath(input.projectRoot), { clock });
+    const budget = registry.budgetStore();
+    if (record.parent !== null) await requireOpenAccounts(budget, paths.threadId);
     const client = await input.client(plan);
     const loaded = await loadOperation(input.ops, {
       item_type: 'directive',
@@ -116,8 +126,6 @@ export async function resumeThread(input: ResumeThreadInput): Promise<ThreadResu
     writer = reopened.writer;
     const events = reopened.events;
     const rebuilt = rebuildThread(events);
-    registry = RegistryDb.open(registryDbPath(input.projectRoot), { clock });
-    const budget = registry.budgetStore();
     let cost: ThreadCost = rebuilt.cost;
     for (const attempt of rebuilt.openAttempts) {
       let released;
@@ -236,6 +244,45 @@ export async function resumeThread(input: ResumeThreadInput): Promise<ThreadResu
     registry?.close();
     lock.release();
   }
+}
+
+/**
+ * The authority a thread is re-planned under: the caller's, and for a child
+ * also its parent's recorded set (from the parent's verified record), as when
+ * it was spawned (THREADS.md §3): otherwise every child whose parent held less
+ * than its directive declares would look changed.
+ */
+async function resumeOps(
+  input: ResumeThreadInput,
+  record: ThreadRecord,
+): Promise<ResumeThreadInput['ops']> {
+  if (record.parent === null) return input.ops;
+  const parent = await readThreadRecord(threadPaths(input.projectRoot, record.parent), input.trust);
+  return {
+    ...input.ops,
+    authority: narrowAuthority(
+      input.ops.authority,
+      parent.caps.map((c) => parseCapability(c)),
+      'thread',
+    ),
+  };
+}
+
+/**
+ * A child's ledger account closes when the child ends, and its parent's when
+ * the parent does: nothing could be reserved, so the resume is refused before
+ * anything is written (a thread of a tree that was interrupted keeps its accounts).
+ *
+ * @throws RyeError BUDGET_DENIED naming the closed account
+ */
+async function requireOpenAccounts(budget: BudgetStore, threadId: string): Promise<void> {
+  const closed = (await budget.balances(threadId)).find((a) => a.state === 'closed');
+  if (closed !== undefined)
+    throw new RyeError(
+      'BUDGET_DENIED',
+      `Cannot resume thread ${threadId}: the budget account of ${closed.threadId === threadId ? 'this thread' : `its ancestor ${closed.threadId}`} closed when that thread ended. A child spends from its parent's budget, so it resumes only while its tree's accounts are open (a tree that was interrupted); resume the root of the tree instead, which can spawn it again`,
+      { thread: threadId, account: closed.accountId, reason: 'closed' },
+    );
 }
 
 /** One past the highest turn any attempt key of the transcript used. Pure. */

@@ -1,4 +1,7 @@
+import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
+import { isRyeError } from '../../../src/errors/index.js';
+import { threadPaths } from '../../../src/threads/store/index.js';
 import { directive, execDirective, returns, treeProject, type TreeProject } from './fixtures.js';
 
 let open: TreeProject | undefined;
@@ -68,4 +71,44 @@ describe('resume of an orchestrator whose children finished', () => {
     // The old jti is nobody's current token any more.
     expect(p.registry((db) => db.byJti(before.token?.jti ?? ''))).toBeUndefined();
   }, 60_000);
+});
+
+describe('resume of a child thread alone', () => {
+  it("re-plans it under its parent's set, then refuses a finished one (its account is closed) before writing anything", async () => {
+    const p = (open = await treeProject(
+      { 'demo/orchestrate': ORCHESTRATOR, 'demo/worker': WORKER },
+      [
+        {
+          match: { directive: 'orchestrate' },
+          turns: [
+            {
+              tool_calls: [execDirective('demo/worker', { part: 'a' }, 'wait')],
+              usage: { in: 100, out: 10 },
+            },
+            returns('first'),
+          ],
+        },
+        { match: { directive: 'worker' }, turns: [returns('did a'), returns('never sent')] },
+      ],
+    ));
+    const root = await p.run('demo/orchestrate', { goal: 'g' });
+    expect(root.status).toBe('completed');
+    const child = p.registry((db) => db.edgesFrom(root.thread_id)[0]?.childId as string);
+    // The parent held no knowledge grant: the child's recorded set is empty, and
+    // re-planned under the operator alone it would look changed (THREAD_RESUME_PINNED).
+    expect((await p.record(child)).caps).toEqual([]);
+    const paths = threadPaths(p.project, child);
+    const before = [readFileSync(paths.transcript), readFileSync(paths.record)];
+    const requests = p.server.requests.length;
+
+    const error = await p.resume(child, 'once more').catch((e: unknown) => e);
+    expect(isRyeError(error, 'BUDGET_DENIED'), String(error)).toBe(true);
+    expect((error as Error).message).toContain('resume the root');
+    expect((error as { details: unknown }).details).toMatchObject({
+      thread: child,
+      reason: 'closed',
+    });
+    expect([readFileSync(paths.transcript), readFileSync(paths.record)]).toEqual(before);
+    expect(p.server.requests.length).toBe(requests);
+  });
 });
