@@ -6,7 +6,7 @@ import { Hono } from 'hono';
 import { RyeError, hintFor } from '../errors/index.js';
 import { newJti } from '../threads/capabilities/index.js';
 import { checkHttpRequest, httpGuardFor, isLoopbackHost } from './http-guard.js';
-import { STOP_SETTLE_MS, type RyeMcpServer } from './server.js';
+import { stopSettled, type RyeMcpServer } from './server.js';
 
 export interface HttpServeOptions {
   /** 0: an ephemeral port (the real one is in the answer). */
@@ -102,10 +102,7 @@ export async function serveHttp(options: HttpServeOptions): Promise<RunningHttpS
       const live = [...sessions.values()];
       sessions.clear();
       for (const session of live) session.mcp.stop();
-      await settledWithin(
-        live.map((s) => s.mcp.settled()),
-        STOP_SETTLE_MS,
-      );
+      await stopSettled(live.map((s) => s.mcp));
       for (const session of live) await session.transport.close();
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
@@ -113,16 +110,6 @@ export async function serveHttp(options: HttpServeOptions): Promise<RunningHttpS
       });
     },
   };
-}
-
-/** Resolves when every promise has, or after `ms`, whichever comes first. */
-async function settledWithin(promises: readonly Promise<void>[], ms: number): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  await Promise.race([
-    Promise.all(promises),
-    new Promise<void>((resolve) => (timer = setTimeout(resolve, ms))),
-  ]);
-  clearTimeout(timer);
 }
 
 /** A request without a session: an `initialize` opens one; the transport refuses anything else. */

@@ -31,6 +31,16 @@ export interface RyeMcpServerOptions {
  */
 export const STOP_SETTLE_MS = 600;
 
+/** Resolves once no call of any of `servers` is in flight, or after STOP_SETTLE_MS. */
+export async function stopSettled(servers: readonly RyeMcpServer[]): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([
+    Promise.all(servers.map((s) => s.settled())),
+    new Promise<void>((resolve) => (timer = setTimeout(resolve, STOP_SETTLE_MS))),
+  ]);
+  clearTimeout(timer);
+}
+
 /** A server for one connection, and the handle to stop it. */
 export interface RyeMcpServer {
   readonly server: Server;

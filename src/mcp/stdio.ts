@@ -1,6 +1,6 @@
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { killRunningToolsIfAny } from './ops-door.js';
-import { STOP_SETTLE_MS, type RyeMcpServer } from './server.js';
+import { stopSettled, type RyeMcpServer } from './server.js';
 import { claimStdout } from './stdout-guard.js';
 import { watchParent } from './watchdog.js';
 
@@ -33,11 +33,7 @@ export async function serveStdio(mcp: RyeMcpServer, options: StdioServeOptions):
       `stopping: ${reason}${killed > 0 ? `; killed ${killed} running tool process group(s)` : ''}`,
     );
     if (mcp.inFlight() === 0) return exit(0);
-    const timer = setTimeout(() => exit(0), STOP_SETTLE_MS);
-    void mcp.settled().then(() => {
-      clearTimeout(timer);
-      exit(0);
-    });
+    void stopSettled([mcp]).then(() => exit(0));
   };
   const protocol = claimStdout();
   protocol.once('error', () => stop('stdout closed'));
