@@ -112,7 +112,8 @@ function readState(file) {
 /**
  * Whether `pid` is this app's server: a group leader (the server is started
  * detached) running `node server/index.js` in `dir`. Read from /proc on
- * Linux; elsewhere from ps, which gives the command but not the folder.
+ * Linux; elsewhere from /bin/ps, which gives the command but not the folder
+ * (by its path: the runtime puts the tool folder's node_modules/.bin first on PATH).
  */
 function isAppServer(pid, dir) {
   if (existsSync('/proc/self/stat')) {
@@ -125,7 +126,7 @@ function isAppServer(pid, dir) {
       return false;
     }
   }
-  const ps = spawnSync('ps', ['-o', 'pgid=,command=', '-p', String(pid)], { encoding: 'utf8' });
+  const ps = spawnSync('/bin/ps', ['-o', 'pgid=,command=', '-p', String(pid)], { encoding: 'utf8' });
   const [group, , entry] = ps.stdout.trim().split(/\s+/);
   return ps.status === 0 && Number(group) === pid && entry === SERVER_ENTRY;
 }
