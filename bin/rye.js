@@ -8,6 +8,6 @@
 const { join } = require('node:path');
 const { runCli } = require('../dist/cli/entry.cjs');
 
-runCli(join(__dirname, '..', 'dist', 'cli'), process.argv.slice(2)).then((code) => {
+runCli(join(__dirname, '..', 'dist', 'cli'), process.argv.slice(2), { exit: true }).then((code) => {
   process.exitCode = code;
 });

@@ -31,6 +31,12 @@ export interface CliIo {
    * stderr); absent when there is no terminal to ask on.
    */
   readonly readSecret?: (prompt: string) => Promise<string>;
+  /**
+   * Resolves once everything written so far has left the process (a stream
+   * to a pipe may still hold some on platforms where its writes are
+   * asynchronous); absent when writes are never held back.
+   */
+  readonly flushed?: () => Promise<void>;
 }
 
 /** The resolved context of one command run. */

@@ -10,10 +10,12 @@ import { writeSync } from 'node:fs';
 
 /** What a writer needs from a stream (process.stdout, process.stderr, a test double). */
 export interface OutputStream {
-  write(text: string | Uint8Array): unknown;
+  write(text: string | Uint8Array, done?: (error?: Error | null) => void): unknown;
   on(event: 'error', listener: (error: NodeJS.ErrnoException) => void): unknown;
   readonly destroyed?: boolean;
   readonly writableEnded?: boolean;
+  /** Bytes written and not yet handed to the system. */
+  readonly writableLength?: number;
 }
 
 /** Errors that mean "nobody reads this stream any more". */
@@ -95,4 +97,27 @@ export function descriptorWriter(
       stream(bytes.subarray(at));
     }
   };
+}
+
+/**
+ * Resolves once `stream` holds nothing back: at once when its buffer is
+ * empty (writes to files, terminals and, on Linux, pipes are synchronous),
+ * otherwise when a last, empty write queued behind what it holds is done.
+ * A stream that fails or is gone holds nothing either.
+ */
+export function drained(stream: OutputStream): Promise<void> {
+  if (
+    (stream.writableLength ?? 0) === 0 ||
+    stream.destroyed === true ||
+    stream.writableEnded === true
+  )
+    return Promise.resolve();
+  return new Promise((resolve) => {
+    stream.on('error', () => resolve());
+    try {
+      stream.write('', () => resolve());
+    } catch {
+      resolve();
+    }
+  });
 }

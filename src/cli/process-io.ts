@@ -1,13 +1,24 @@
 import type { CliIo } from './context.js';
-import { descriptorWriter, lazyGuardedWriter } from './pipe.js';
+import { descriptorWriter, drained, lazyGuardedWriter, type OutputStream } from './pipe.js';
 
 /** The process's own streams and environment; output to a closed pipe is dropped quietly. */
 export function processIo(): CliIo {
+  // The streams built so far: only they can hold output back.
+  const opened: OutputStream[] = [];
+  const open = (stream: () => OutputStream) => (): OutputStream => {
+    const made = stream();
+    opened.push(made);
+    return made;
+  };
   // process.stderr is made when first used: most runs never write to it.
-  const stderr = lazyGuardedWriter(() => process.stderr);
+  const stderr = lazyGuardedWriter(open(() => process.stderr));
   return {
     // Written to descriptor 1 directly: process.stdout is built only if that fails.
-    stdout: descriptorWriter(1, () => process.stdout, stderr),
+    stdout: descriptorWriter(
+      1,
+      open(() => process.stdout),
+      stderr,
+    ),
     stderr,
     env: process.env,
     cwd: process.cwd(),
@@ -22,5 +33,8 @@ export function processIo(): CliIo {
     readStdin: async () => (await import('./stdin.js')).readAllCapped(process.stdin),
     readSecret: async (prompt) =>
       (await import('./prompt.js')).readHiddenLine(process.stdin, stderr, prompt),
+    flushed: async () => {
+      await Promise.all(opened.map(drained));
+    },
   };
 }

@@ -1,9 +1,10 @@
 import { execFileSync, spawn } from 'node:child_process';
 import { EventEmitter } from 'node:events';
+import { Writable } from 'node:stream';
 import { closeSync, constants, openSync, readFileSync, readSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { descriptorWriter, guardedWriter, type OutputStream } from '../../src/cli/pipe.js';
+import { descriptorWriter, drained, guardedWriter, type OutputStream } from '../../src/cli/pipe.js';
 import { RYE_BIN } from '../helpers/cli.js';
 import { makeTempSpaces } from '../helpers/temp-space.js';
 
@@ -160,5 +161,50 @@ describe('descriptorWriter()', () => {
     expect(got.length).toBe(2);
     expect(inPipe + (got[0]?.length ?? 0)).toBe(text.length);
     expect(got[1]?.toString()).toBe('after\n');
+  });
+});
+
+describe('drained()', () => {
+  /** A stream that takes `ms` to write each chunk, recording what it has written. */
+  const slow = (ms: number): { stream: Writable; written: string[] } => {
+    const written: string[] = [];
+    const stream = new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        setTimeout(() => {
+          written.push(chunk.toString());
+          done();
+        }, ms);
+      },
+    });
+    return { stream, written };
+  };
+
+  it('resolves at once for a stream that holds nothing', async () => {
+    const { stream } = slow(1000);
+    let settled = false;
+    void drained(stream).then(() => (settled = true));
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(settled).toBe(true);
+  });
+
+  it('resolves only once what the stream holds is written', async () => {
+    const { stream, written } = slow(20);
+    stream.write('one');
+    stream.write('two');
+    await drained(stream);
+    expect(written.filter((w) => w !== '')).toEqual(['one', 'two']);
+    expect(stream.writableLength).toBe(0);
+  });
+
+  it('resolves when the stream fails instead', async () => {
+    const stream = new Writable({
+      write(_chunk, _encoding, done) {
+        setTimeout(() => done(new Error('EIO')), 10);
+      },
+    });
+    stream.on('error', () => undefined);
+    stream.write('lost');
+    await drained(stream);
+    expect(stream.destroyed).toBe(true);
   });
 });
