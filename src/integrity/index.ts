@@ -90,7 +90,7 @@ export type { LoadedTrust, StoredTrustedKey, TrustSnapshot } from './trust-store
 export { MAX_TRUST_FILE_BYTES, formatTrustToml, parseTrustToml } from './trust-toml.js';
 export { emptyResult, verdictReason } from './verdict.js';
 export type { Verdict, VerifyResult } from './verdict.js';
-export { verifyFile } from './verify-file.js';
+export { verifyFile, verifyFileSync } from './verify-file.js';
 export { runnableBytes } from './runnable.js';
 export { verifyText, verifyTextAsync } from './verify.js';
 export type { VerifyTextOptions } from './verify.js';

@@ -10,6 +10,7 @@ import {
   parseTrustToml,
   signText,
   verifyFile,
+  verifyFileSync,
   verifyText,
 } from '../../src/integrity/index.js';
 import { makeSigner } from '../helpers/keys.js';
@@ -60,6 +61,23 @@ describe('verifyFile() refuses unreadable input with its own code', () => {
       verdict: 'unreadable',
       code: 'FILE_TOO_LARGE',
     });
+  });
+
+  it('verifyFileSync() gives the same verdicts as verifyFile() for every unreadable file', async () => {
+    const spaces = makeTempSpaces();
+    mkdirSync(join(spaces.project, 'dir.py'));
+    const paths = [
+      join(spaces.project, 'nope.py'),
+      join(spaces.project, 'dir.py'),
+      spaces.write('bin.py', Buffer.from([0x23, 0x20, 0x00, 0x0a])),
+      spaces.write('big.py', signedPy + '#'.repeat(8 * 1024 * 1024 + 1)),
+      spaces.write('good.py', signedPy),
+      spaces.write('tampered.py', signedPy + 'print("more")\n'),
+    ];
+    for (const path of paths)
+      expect(verifyFileSync(path, 'tool', trust), path).toEqual(
+        await verifyFile(path, 'tool', trust),
+      );
   });
 
   it('ITEM_UNSUPPORTED_EXTENSION for a tool extension with no signature format', () => {

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { loadExplicitTrust, verifyFile } from '../../src/integrity/index.js';
+import { loadExplicitTrust, verifyFile, verifyFileSync } from '../../src/integrity/index.js';
 import { loadVectorSuites, vectorFiles } from '../helpers/vectors.js';
 
 describe('conformance vectors (test/vectors/signatures)', () => {
@@ -39,6 +39,9 @@ describe('conformance vectors (test/vectors/signatures)', () => {
           if (vector.embedded_hash !== undefined)
             expect(result.contentHash).toBe(vector.embedded_hash);
           if (vector.actual_hash !== undefined) expect(result.actualHash).toBe(vector.actual_hash);
+          // `rye verify-file` checks one file on its own thread: the same result, field for field.
+          const path = join(suite.filesDir, vector.path);
+          expect(verifyFileSync(path, vector.item_type, trust)).toEqual(result);
         });
       }
     });

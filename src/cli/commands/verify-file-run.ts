@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
-import { loadExplicitTrust, verifyFile } from '../../integrity/index.js';
+import { loadExplicitTrust, verifyFileSync } from '../../integrity/index.js';
 import { loadSpaceTrust, parseItemId, parseItemType } from '../../items/index.js';
-import { contextOf, type CliIo, type CommonOptions } from '../context.js';
+import { spacesOf, type CliIo, type CommonOptions } from '../context.js';
 import { emit } from '../report.js';
 import { verifyResultJson, verifyResultLines } from '../verify-json.js';
 import { exitCodeForResults } from './verify-run.js';
@@ -22,16 +22,22 @@ export async function verifyFileRun(
   path: string,
   options: VerifyFileOptions,
 ): Promise<number> {
-  const ctx = contextOf(options, io);
+  const explicit = options.trust.length > 0;
+  // Keys given on the command line need no spaces: no project is looked
+  // for then, though a --project given is still checked.
+  const spaces =
+    explicit && options.project === undefined ? undefined : spacesOf(options.project, io);
   const itemType = parseItemType(options.itemType);
   const trust =
-    options.trust.length > 0
+    explicit || spaces === undefined
       ? await loadExplicitTrust(options.trust.map((p) => resolve(io.cwd, p)))
-      : (await loadSpaceTrust(ctx.spaces)).trust;
+      : (await loadSpaceTrust(spaces)).trust;
   const itemId = options.itemId === undefined ? null : parseItemId(options.itemId);
-  const result = await verifyFile(resolve(io.cwd, path), itemType, trust, {
+  // One file: its signature is checked on this thread (verifyFileSync).
+  const result = verifyFileSync(resolve(io.cwd, path), itemType, trust, {
     subject: itemId === null ? null : { itemId, itemType },
   });
-  emit(ctx, { ...verifyResultJson(result), path }, verifyResultLines(result, path));
+  const out = { json: options.json === true, io };
+  emit(out, { ...verifyResultJson(result), path }, verifyResultLines(result, path));
   return result.ok ? 0 : exitCodeForResults([result]);
 }
