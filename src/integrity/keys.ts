@@ -1,5 +1,4 @@
 import {
-  createHash,
   createPrivateKey,
   createPublicKey,
   generateKeyPairSync,
@@ -8,6 +7,7 @@ import {
   type KeyObject,
 } from 'node:crypto';
 import { RyeError } from '../errors/index.js';
+import { sha256Hex } from './hash.js';
 
 /** An Ed25519 key pair as PEM text (PKCS8 private, SPKI public). */
 export interface KeyPairPem {
@@ -36,7 +36,7 @@ export function generateKeyPair(): KeyPairPem {
  * SHA-256 over the SPKI PEM text, final newline included (Python-compatible).
  */
 export function fingerprintOf(publicKeyPem: string): string {
-  return createHash('sha256').update(canonicalPem(publicKeyPem), 'utf8').digest('hex').slice(0, 16);
+  return sha256Hex(canonicalPem(publicKeyPem)).slice(0, 16);
 }
 
 /**
