@@ -23,6 +23,20 @@ async function projectWithTools(count: number) {
   return p;
 }
 
+/** `rye verify tool 't/*' --json` in `p`, with `preload` (JavaScript) run first in its process. */
+function verifyWithPreload(
+  p: { root: string; project: string; env: NodeJS.ProcessEnv },
+  preload: string,
+): ReturnType<typeof spawn> {
+  const file = join(p.root, 'preload.cjs');
+  writeFileSync(file, preload);
+  return spawn(
+    process.execPath,
+    ['-r', file, RYE_BIN, 'verify', 'tool', 't/*', '--project', p.project, '--json'],
+    { env: p.env, stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+}
+
 function exited(child: ReturnType<typeof spawn>): Promise<number | null> {
   return new Promise((resolve, reject) => {
     child.on('error', reject);
@@ -34,13 +48,7 @@ describe('a fast-path command ends its process when it is done', () => {
   it('even with something else keeping the event loop alive, and with its whole output', async () => {
     const p = await projectWithTools(1);
     // A handle the command knows nothing of: a natural end would wait for it forever.
-    const keepAlive = join(p.root, 'keep-alive.cjs');
-    writeFileSync(keepAlive, 'setInterval(() => {}, 60_000);\n');
-    const child = spawn(
-      process.execPath,
-      ['-r', keepAlive, RYE_BIN, 'verify', 'tool', 't/*', '--project', p.project, '--json'],
-      { env: p.env, stdio: ['ignore', 'pipe', 'pipe'] },
-    );
+    const child = verifyWithPreload(p, 'setInterval(() => {}, 60_000);\n');
     let stdout = '';
     child.stdout?.setEncoding('utf8').on('data', (d: string) => (stdout += d));
     expect(await exited(child)).toBe(0);
@@ -52,13 +60,7 @@ describe('a fast-path command ends its process when it is done', () => {
     // Once Node has built process.stdout for a pipe (here before rye starts;
     // in rye, after a write that would block), the pipe is non-blocking and
     // what the reader has not taken yet waits in the stream, not the kernel.
-    const touch = join(p.root, 'touch-stdout.cjs');
-    writeFileSync(touch, 'void process.stdout;\n');
-    const child = spawn(
-      process.execPath,
-      ['-r', touch, RYE_BIN, 'verify', 'tool', 't/*', '--project', p.project, '--json'],
-      { env: p.env, stdio: ['ignore', 'pipe', 'pipe'] },
-    );
+    const child = verifyWithPreload(p, 'void process.stdout;\n');
     let stderr = '';
     child.stderr?.setEncoding('utf8').on('data', (d: string) => (stderr += d));
     const code = exited(child);
