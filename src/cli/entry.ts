@@ -31,7 +31,7 @@ export interface RunCliOptions {
    * started (its tool's process, timers, writes), so nothing of it is cut
    * short; `process.exit` still runs the 'exit' listeners, and skips what
    * follows a natural end: tearing down a heap that holds the code cache's
-   * functions (~1.3 ms of `rye execute tool`). Commander's commands end
+   * functions (0.5–1.3 ms of `rye execute tool`). Commander's commands end
    * naturally: some leave work running after main() returns.
    */
   readonly exit?: boolean;
