@@ -1,7 +1,10 @@
+import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { isRyeError } from '../../../src/errors/index.js';
 import { threadPaths } from '../../../src/threads/store/index.js';
+import { RYE_BIN, rye } from '../../helpers/cli.js';
+import { ledgerOf, verifiedEvents } from '../loop/fixtures.js';
 import { directive, execDirective, returns, treeProject, type TreeProject } from './fixtures.js';
 
 let open: TreeProject | undefined;
@@ -111,4 +114,72 @@ describe('resume of a child thread alone', () => {
     expect([readFileSync(paths.transcript), readFileSync(paths.record)]).toEqual(before);
     expect(p.server.requests.length).toBe(requests);
   });
+});
+
+/** Every thread's status as `rye thread list` shows it (a dead owner's `running` is `interrupted`). */
+async function listed(p: TreeProject): Promise<Record<string, string>> {
+  const res = await rye(['thread', 'list', '--json', '--project', p.project], { env: p.env });
+  expect(res.code, res.stderr).toBe(0);
+  const { threads } = res.json<{ threads: { thread_id: string; status: string }[] }>();
+  return Object.fromEntries(threads.map((t) => [t.thread_id, t.status]));
+}
+
+describe('resume of a child of an interrupted tree', () => {
+  it('continues the child alone on its open account, and leaves its parent interrupted', async () => {
+    const p = (open = await treeProject(
+      { 'demo/orchestrate': ORCHESTRATOR, 'demo/worker': WORKER },
+      [
+        {
+          match: { directive: 'orchestrate' },
+          turns: [
+            {
+              tool_calls: [execDirective('demo/worker', { part: 'a' }, 'wait')],
+              usage: { in: 100, out: 10 },
+            },
+            returns('first'),
+          ],
+        },
+        { match: { directive: 'worker' }, turns: [{ fault: 'stall' }, returns('did a')] },
+      ],
+    ));
+    // The whole tree runs in one rye process, killed while the child's first request is in flight.
+    const args = ['execute', 'directive', 'demo/orchestrate', '--inputs', '{"goal":"g"}'];
+    const tree = spawn(process.execPath, [RYE_BIN, ...args, '--project', p.project], {
+      env: p.env,
+      stdio: 'ignore',
+    });
+    const exited = new Promise((resolve) => tree.on('close', resolve));
+    await expect.poll(() => p.server.requests.length, { timeout: 15_000 }).toBe(2);
+    tree.kill('SIGKILL');
+    await exited;
+
+    const rows = p.registry((db) => db.list());
+    const root = rows.find((r) => r.parentId === null)?.threadId ?? '';
+    const child = rows.find((r) => r.parentId === root)?.threadId ?? '';
+    expect(await listed(p)).toEqual({ [root]: 'interrupted', [child]: 'interrupted' });
+
+    const resumed = await p.resume(child, 'continue');
+    expect(p.server.problems).toEqual([]);
+    expect(resumed).toMatchObject({
+      status: 'completed',
+      thread_id: child,
+      outputs: { answer: 'did a' },
+    });
+    // Re-admitted under its parent's recorded set (no grant), as at its spawn.
+    expect((await p.record(child)).caps).toEqual([]);
+    // The killed request was charged its reservation; the resumed one settled.
+    const { snapshot } = await ledgerOf(p, root);
+    const attempts = snapshot.attempts.filter((a) => a.threadId === child);
+    expect(attempts.map((a) => a.state)).toEqual(['charged_max', 'settled']);
+    expect(await listed(p)).toEqual({ [root]: 'interrupted', [child]: 'completed' });
+
+    // The root, resumed after, takes its next turn and ends the tree.
+    const ended = await p.resume(root, 'go on');
+    expect(ended).toMatchObject({ status: 'completed', outputs: { answer: 'first' } });
+    // Its call to the child, cut off by the kill, was answered THREAD_INTERRUPTED.
+    const results = (await verifiedEvents(p, root)).filter((e) => e.type === 'tool_call_result');
+    expect(results.map((e) => e.payload['ok'])).toEqual([false, true]);
+    expect(results[0]?.payload['error']).toMatchObject({ code: 'THREAD_INTERRUPTED' });
+    expect(await listed(p)).toEqual({ [root]: 'completed', [child]: 'completed' });
+  }, 60_000);
 });
