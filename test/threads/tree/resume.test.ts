@@ -4,6 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { isRyeError } from '../../../src/errors/index.js';
 import { threadPaths } from '../../../src/threads/store/index.js';
 import { RYE_BIN, rye } from '../../helpers/cli.js';
+import type { ScriptEntry } from '../../support/scripted-provider/index.js';
 import { ledgerOf, verifiedEvents } from '../loop/fixtures.js';
 import { directive, execDirective, returns, treeProject, type TreeProject } from './fixtures.js';
 
@@ -28,6 +29,23 @@ const WORKER = directive({
         <knowledge>*</knowledge>
       </load>`,
 });
+
+/** A root that spawns one worker and waits for it, then returns 'first'; the worker's turns given. */
+function oneChildTree(workerTurns: ScriptEntry['turns']): Promise<TreeProject> {
+  return treeProject({ 'demo/orchestrate': ORCHESTRATOR, 'demo/worker': WORKER }, [
+    {
+      match: { directive: 'orchestrate' },
+      turns: [
+        {
+          tool_calls: [execDirective('demo/worker', { part: 'a' }, 'wait')],
+          usage: { in: 100, out: 10 },
+        },
+        returns('first'),
+      ],
+    },
+    { match: { directive: 'worker' }, turns: workerTurns },
+  ]);
+}
 
 describe('resume of an orchestrator whose children finished', () => {
   it('continues the same root under a rotated token and spawns again; cost is cumulative', async () => {
@@ -78,22 +96,7 @@ describe('resume of an orchestrator whose children finished', () => {
 
 describe('resume of a child thread alone', () => {
   it("re-plans it under its parent's set, then refuses a finished one (its account is closed) before writing anything", async () => {
-    const p = (open = await treeProject(
-      { 'demo/orchestrate': ORCHESTRATOR, 'demo/worker': WORKER },
-      [
-        {
-          match: { directive: 'orchestrate' },
-          turns: [
-            {
-              tool_calls: [execDirective('demo/worker', { part: 'a' }, 'wait')],
-              usage: { in: 100, out: 10 },
-            },
-            returns('first'),
-          ],
-        },
-        { match: { directive: 'worker' }, turns: [returns('did a'), returns('never sent')] },
-      ],
-    ));
+    const p = (open = await oneChildTree([returns('did a'), returns('never sent')]));
     const root = await p.run('demo/orchestrate', { goal: 'g' });
     expect(root.status).toBe('completed');
     const child = p.registry((db) => db.edgesFrom(root.thread_id)[0]?.childId as string);
@@ -126,22 +129,7 @@ async function listed(p: TreeProject): Promise<Record<string, string>> {
 
 describe('resume of a child of an interrupted tree', () => {
   it('continues the child alone on its open account, and leaves its parent interrupted', async () => {
-    const p = (open = await treeProject(
-      { 'demo/orchestrate': ORCHESTRATOR, 'demo/worker': WORKER },
-      [
-        {
-          match: { directive: 'orchestrate' },
-          turns: [
-            {
-              tool_calls: [execDirective('demo/worker', { part: 'a' }, 'wait')],
-              usage: { in: 100, out: 10 },
-            },
-            returns('first'),
-          ],
-        },
-        { match: { directive: 'worker' }, turns: [{ fault: 'stall' }, returns('did a')] },
-      ],
-    ));
+    const p = (open = await oneChildTree([{ fault: 'stall' }, returns('did a')]));
     // The whole tree runs in one rye process, killed while the child's first request is in flight.
     const args = ['execute', 'directive', 'demo/orchestrate', '--inputs', '{"goal":"g"}'];
     const tree = spawn(process.execPath, [RYE_BIN, ...args, '--project', p.project], {
