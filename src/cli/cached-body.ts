@@ -24,11 +24,10 @@
  * the same code runs.
  */
 import { isAscii } from 'node:buffer';
-import * as crypto from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { Script } from 'node:vm';
-import { pathOfFileUrl } from '../platform/index.js';
+import { pathOfFileUrl, sha256Bytes } from '../platform/index.js';
 
 /** What became of the code cache: used, none for this V8, not made from these bytes, refused by V8. */
 export type CodeCacheState = 'used' | 'absent' | 'stale' | 'rejected';
@@ -63,18 +62,6 @@ const DIGEST_BYTES = 32;
 const HEADER_BYTES = MAGIC.length + 2 * DIGEST_BYTES;
 
 /**
- * One-shot where Node has it (20.12 and later): no Hash object is built, which
- * a cold process pays ~0.2 ms for. Not integrity's sha256Bytes: importing the
- * integrity domain would bring its module-level constants into the entry.
- */
-const oneShot = (crypto as { hash?: (alg: string, data: Uint8Array, enc: 'buffer') => Buffer })
-  .hash;
-const sha256 = (bytes: Uint8Array): Buffer =>
-  oneShot !== undefined
-    ? oneShot('sha256', bytes, 'buffer')
-    : crypto.createHash('sha256').update(bytes).digest();
-
-/**
  * The body's `require`. A body asks it for Node's built-ins only, which
  * `process.getBuiltinModule` (Node 20.16 and later) hands out directly;
  * anything else, or an older Node, goes to `createRequire(moduleUrl)`, made
@@ -97,7 +84,7 @@ export function codeCachePath(bodyPath: string): string {
 
 /** The cache file's bytes: magic, SHA-256 of the body, SHA-256 of the V8 data, the V8 data. */
 export function frameCodeCache(bodyDigest: Buffer, data: Buffer): Buffer {
-  return Buffer.concat([MAGIC, bodyDigest, sha256(data), data]);
+  return Buffer.concat([MAGIC, bodyDigest, sha256Bytes(data), data]);
 }
 
 /** The V8 data of a cache file made from the body with this digest, or why there is none. */
@@ -117,7 +104,7 @@ export function readCodeCache(
   const made = file.subarray(MAGIC.length, MAGIC.length + DIGEST_BYTES);
   const dataDigest = file.subarray(MAGIC.length + DIGEST_BYTES, HEADER_BYTES);
   const data = file.subarray(HEADER_BYTES);
-  if (!made.equals(bodyDigest) || !sha256(data).equals(dataDigest)) return { state: 'stale' };
+  if (!made.equals(bodyDigest) || !sha256Bytes(data).equals(dataDigest)) return { state: 'stale' };
   return { data };
 }
 
@@ -172,7 +159,7 @@ export function loadCachedBody(
   const known = loaded().get(bodyPath);
   if (known !== undefined) return known;
   const source = readFileSync(bodyPath);
-  const bodyDigest = sha256(source);
+  const bodyDigest = sha256Bytes(source);
   const path = codeCachePath(bodyPath);
   const cached = readCodeCache(path, bodyDigest);
   // esbuild writes ASCII but for some comments: ASCII is read without decoding.

@@ -1,30 +1,7 @@
-import * as crypto from 'node:crypto';
 import { createHash, timingSafeEqual } from 'node:crypto';
 
-// One-shot hashing (Node >= 20.12) skips the Hash object: about 2.4x faster on
-// the small inputs rye hashes most (transcript lines, item bodies).
-const oneShot = (
-  crypto as {
-    hash?: {
-      (alg: string, data: string | Uint8Array, enc: 'hex'): string;
-      (alg: string, data: string | Uint8Array, enc: 'buffer'): Buffer;
-    };
-  }
-).hash;
-
-/** SHA-256 as 64 lowercase hex characters (strings hashed as UTF-8). */
-export function sha256Hex(data: string | Uint8Array): string {
-  return oneShot !== undefined
-    ? oneShot('sha256', data, 'hex')
-    : createHash('sha256').update(data).digest('hex');
-}
-
-/** SHA-256 as its 32 bytes (strings hashed as UTF-8). */
-export function sha256Bytes(data: string | Uint8Array): Buffer {
-  return oneShot !== undefined
-    ? oneShot('sha256', data, 'buffer')
-    : createHash('sha256').update(data).digest();
-}
+// One-shot hashing with a fallback for older Node: a platform shim, shared with the CLI's entry.
+export { sha256Bytes, sha256Hex } from '../platform/index.js';
 
 /** An incremental SHA-256, for content streamed in chunks. */
 export interface Sha256Hasher {

@@ -36,3 +36,4 @@ export {
 } from './terminal-text.js';
 export { openSqlite } from './sqlite.js';
 export { monotonicMs } from './monotonic.js';
+export { sha256Bytes, sha256Hex } from './sha256.js';
