@@ -6,6 +6,23 @@ import type { CommandContext } from './context.js';
 export async function operationContext(
   ctx: CommandContext,
   caps: string | undefined,
+  options: SandboxFlags = {},
 ): Promise<OperationContext> {
-  return { spaces: ctx.spaces, env: ctx.io.env, authority: await commandAuthority(ctx, caps) };
+  return {
+    spaces: ctx.spaces,
+    env: ctx.io.env,
+    authority: await commandAuthority(ctx, caps),
+    ...(sandboxOff(options) ? { sandbox: 'off' as const } : {}),
+  };
+}
+
+/** `--no-sandbox` as commander (`sandbox: false`) and the fast path (`noSandbox: true`) give it. */
+export interface SandboxFlags {
+  readonly sandbox?: boolean;
+  readonly noSandbox?: boolean;
+}
+
+/** True when the operator passed `--no-sandbox`. */
+export function sandboxOff(options: SandboxFlags): boolean {
+  return options.sandbox === false || options.noSandbox === true;
 }

@@ -150,6 +150,34 @@ export const ERROR_CODES = {
     class: 'usage',
     hint: "The parameters do not match the tool's config_schema; every problem is listed.",
   },
+  SANDBOX_UNAVAILABLE: {
+    class: 'failure',
+    hint: 'The sandbox could not start (details.errno and details.cause say why); nothing ran. Install bubblewrap (apt-get install bubblewrap) and allow unprivileged user namespaces, or, as the operator only, pass --no-sandbox or set `sandbox: off` in ~/.ai/config.yaml. See docs/sandbox.md.',
+  },
+  SANDBOX_PATH_REFUSED: {
+    class: 'integrity',
+    hint: "A path of the tool's permissions goes through a symlink, out of the project, or into what no sandbox sees; nothing ran. Fix the project tree or the tool's permissions (docs/sandbox.md).",
+  },
+  SANDBOX_CONFIG_INVALID: {
+    class: 'usage',
+    hint: 'The user config (~/.ai/config.yaml) says `sandbox: on` or `sandbox: off`; any other value is refused, never read as off.',
+  },
+  SANDBOX_NOT_FOUND: {
+    class: 'usage',
+    hint: 'No running sandbox has that id; `rye sandbox list` shows the daemons rye started.',
+  },
+  PERMISSIONS_INVALID: {
+    class: 'integrity',
+    hint: "The tool's signed permissions are malformed (details.issues has each one with its code); nothing ran. Fix them and sign the tool again (docs/sandbox.md).",
+  },
+  CHANNEL_REQUEST_INVALID: {
+    class: 'usage',
+    hint: 'A request on the operation channel (fd 3) is one JSON line {"id", "op", "input"} of at most 1 MiB, op one of execute, search, load, sign (docs/sandbox.md).',
+  },
+  CHANNEL_DENIED: {
+    class: 'failure',
+    hint: "The tool's `rye` permission (intersected with the caller's capabilities) does not cover this request, or the call it belongs to has ended; nothing ran.",
+  },
   EXECUTE_COMMAND_NOT_FOUND: {
     class: 'failure',
     hint: 'The interpreter or command was not found; install it or set the runtime variable (e.g. RYE_PYTHON).',

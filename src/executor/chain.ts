@@ -183,6 +183,7 @@ async function readElement(
     configSchema: objectOrNull(f.config_schema, item, 'config_schema'),
     anchor: parseAnchorConfig(metadata.extra['anchor'] ?? null, item.path),
     verifyDeps: parseVerifyDepsConfig(metadata.extra['verify_deps'] ?? null, item.path),
+    permissions: f.permissions,
     raw,
   };
   return { element, verification };

@@ -1,7 +1,19 @@
 import { join } from 'node:path';
 import { RyeError, isRyeError, type ErrorCode } from '../errors/index.js';
 import type { TrustSet } from '../integrity/index.js';
-import { loadSpaceTrust, parseItemId, type Spaces } from '../items/index.js';
+import type { Duplex } from 'node:stream';
+import { isSecretEnvName, loadSpaceTrust, parseItemId, type Spaces } from '../items/index.js';
+import {
+  effectivePermissions,
+  readSandboxMode,
+  unavailable,
+  type EffectivePermissions,
+  type HiddenPaths,
+  type SandboxGrants,
+  type SandboxMode,
+} from '../sandbox/index.js';
+import { serveChannel, type ChannelHandler, type ChannelRequest } from './channel.js';
+import { declaredPermissions, sandboxRequest } from './sandboxed-request.js';
 import { fileUrlOf, monotonicMs, packageRoot } from '../platform/index.js';
 import { findAnchorConfig } from './anchor.js';
 import { buildLockfile, saveLockfile } from './lock-write.js';
@@ -13,7 +25,7 @@ import { planSnapshot } from './snapshot-plan.js';
 import { runSubprocess } from './primitives/subprocess.js';
 import { planRun, type ExecutionPlan, type PrimitiveRequest } from './run-plan.js';
 import { interpretOutput } from './tool-output.js';
-import type { ChainElement } from './types.js';
+import type { ChainElement, SubprocessRequest } from './types.js';
 import { removeVerifiedManifest, writeVerifiedManifest } from './verified-manifest.js';
 import { VerifiedFileCache } from './verify-deps.js';
 
@@ -55,6 +67,21 @@ export interface ExecuteOptions {
    * clock passes it, so a rerun reports the same result (THREADS.md §15).
    */
   readonly clock?: { now(): number };
+  /**
+   * The sandbox a subprocess tool runs in (CONTAINMENT.md). `mode` is the
+   * operator's choice alone (`--no-sandbox`, or `sandbox: off` in the user
+   * config, which is read when `mode` is absent); `grants` narrow the tool's
+   * signed permissions (a directive's `<sandbox>`), never widen them;
+   * `channel` answers the tool's operation-channel requests on fd 3 (opened
+   * only when the tool declares `rye:` permissions and a handler is given).
+   */
+  readonly sandbox?: {
+    readonly mode?: SandboxMode;
+    readonly grants?: SandboxGrants;
+    readonly channel?: ChannelHandler;
+    /** Each channel request, as it arrives (a thread counts and records them). */
+    readonly onChannelRequest?: (request: ChannelRequest) => void;
+  };
 }
 
 /** One chain element as reported (and as a lockfile pins it). */
@@ -87,6 +114,8 @@ export interface ExecuteResult {
     readonly lockfile_error?: string;
     /** What the project `.env` contributed (see ExecutionPlan.dotenv). */
     readonly dotenv: string;
+    /** Which sandbox the tool ran in: `bwrap`, `off` (the operator's choice), `none` (an HTTP tool, in process). */
+    readonly sandbox: 'bwrap' | 'off' | 'none';
   };
 }
 
@@ -132,6 +161,12 @@ export async function execute(options: ExecuteOptions): Promise<ExecuteResult> {
   );
   options.authorizeChain?.(chain.map((element) => element.itemId));
   const applied = anchor !== null;
+  const permissions = effectivePermissions(
+    declaredPermissions(chain[0] as ChainElement),
+    options.sandbox?.grants,
+  );
+  const isSubprocess = (chain.at(-1) as ChainElement).itemId === PRIMITIVES.subprocess;
+  const mode: SandboxMode = options.sandbox?.mode ?? readSandboxMode(spaces.user);
 
   // A subprocess runs from the verified snapshot: the template variables point
   // into it, and RYE_RUNTIME_LIB (which no caller or .env can set) names its
@@ -167,6 +202,7 @@ export async function execute(options: ExecuteOptions): Promise<ExecuteResult> {
     fastPath: deps.fastPath,
     snapshot: snapshot?.layout.dir ?? null,
     filesLeftOut: deps.leftOut,
+    sandbox: isSubprocess ? { mode, permissions } : null,
   });
   const chainEntries = chain.map(toEntry);
   let lockMetadata: Pick<
@@ -190,10 +226,32 @@ export async function execute(options: ExecuteOptions): Promise<ExecuteResult> {
       duration_ms: Math.round((now() - started) * 10) / 10,
       lockfile_used: lock !== null,
       dotenv: plan.dotenv,
+      sandbox: isSubprocess ? mode : 'none',
       ...lockMetadata,
     },
   });
-  if (options.dryRun === true) return finish('success', null, { plan });
+  if (options.dryRun === true) {
+    if (run.kind !== 'subprocess' || plan.sandbox === null || mode !== 'bwrap')
+      return finish('success', null, { plan });
+    // The bwrap command line the run would use (the manifest's name is made per run).
+    const { bwrap, request } = sandboxRequest(
+      {
+        request: run.request,
+        signedEnvNames: run.signedEnvNames,
+        permissions,
+        projectPath: spaces.project,
+        hidden: { userAi: join(spaces.user, '.ai'), home: callerEnv['HOME'] },
+        caller: callerEnv,
+        cacheDir: cacheDirOf(spaces.user, baseEnv),
+        readOnly: snapshot === null ? [] : [snapshot.layout.dir],
+        ryeEnv: {},
+      },
+      true,
+    );
+    return finish('success', null, {
+      plan: { ...plan, sandbox: { ...plan.sandbox, argv: [bwrap, ...request.args] } },
+    });
+  }
   if (options.signal?.aborted === true)
     throw new RyeError('EXECUTE_CANCELLED', `Not running ${toolId}: the call was cancelled`, {
       item_id: toolId,
@@ -211,6 +269,18 @@ export async function execute(options: ExecuteOptions): Promise<ExecuteResult> {
     anchorPath: applied ? runVars.anchor_path : null,
     toolId,
     signal: options.signal,
+    sandbox: {
+      mode,
+      permissions,
+      projectPath: spaces.project,
+      hidden: { userAi: join(spaces.user, '.ai'), home: callerEnv['HOME'] },
+      caller: callerEnv,
+      cacheDir: cacheDirOf(spaces.user, baseEnv),
+      snapshot: snapshot?.layout.dir ?? null,
+      runtimeLib: snapshot?.vars.runtime_lib ?? null,
+      channel: options.sandbox?.channel,
+      onChannelRequest: options.sandbox?.onChannelRequest,
+    },
   });
   if (outcome.status === 'success' && lock === null && !frozen)
     lockMetadata = await pin(spaces, chain, deps.pins);
@@ -256,6 +326,7 @@ async function runPrimitive(
     readonly anchorPath: string | null;
     readonly toolId: string;
     readonly signal: AbortSignal | undefined;
+    readonly sandbox: RunSandbox;
   },
 ): Promise<Outcome> {
   const { files, roots, anchorPath, toolId, signal } = verified;
@@ -278,15 +349,55 @@ async function runPrimitive(
     }
   }
   const manifest = await writeVerifiedManifest(files);
+  const box = verified.sandbox;
+  const channelOpen = box.channel !== undefined && box.permissions.rye.length > 0;
+  let served: { ended(): void } | undefined;
+  let pids: { remove(): void } | null = null;
   try {
-    const env = {
-      ...run.request.env,
+    const ryeEnv: Record<string, string> = {
       RYE_VERIFIED_MANIFEST: manifest,
       RYE_LIBRARY_URL: libraryUrl(),
       ...(roots.length === 0 ? {} : { RYE_VERIFIED_ROOTS: JSON.stringify(roots) }),
       ...(anchorPath === null ? {} : { RYE_ANCHOR_PATH: anchorPath }),
+      ...(box.runtimeLib === null ? {} : { RYE_RUNTIME_LIB: box.runtimeLib }),
+      ...(channelOpen ? { RYE_CHANNEL_FD: '3' } : {}),
     };
-    const result = await runSubprocess({ ...run.request, env, signal });
+    const channel =
+      channelOpen && box.channel !== undefined
+        ? (socket: Duplex) => {
+            served = serveChannel(socket, {
+              handler: box.channel as ChannelHandler,
+              patterns: box.permissions.rye,
+              ...(box.onChannelRequest === undefined ? {} : { onRequest: box.onChannelRequest }),
+            });
+          }
+        : undefined;
+    let request: SubprocessRequest;
+    if (box.mode === 'bwrap') {
+      const sandboxed = sandboxRequest({
+        request: run.request,
+        signedEnvNames: run.signedEnvNames,
+        permissions: box.permissions,
+        projectPath: box.projectPath,
+        hidden: box.hidden,
+        caller: box.caller,
+        cacheDir: box.cacheDir,
+        readOnly: [...(box.snapshot === null ? [] : [box.snapshot]), manifest],
+        ryeEnv,
+      });
+      pids = sandboxed.pids;
+      request = sandboxed.request;
+    } else {
+      // Off by the operator's choice: the tool runs as the user, but no secret rides along.
+      request = {
+        ...run.request,
+        env: withoutSecrets({ ...run.request.env, ...ryeEnv, RYE_SANDBOX: 'off' }),
+      };
+    }
+    const result = await runSubprocess({ ...request, signal, channel });
+    served?.ended();
+    if (box.mode === 'bwrap' && result.returnCode === 1 && result.stderr.startsWith('bwrap: '))
+      throw unavailable(result.stderr.split('\n')[0]?.slice(7) ?? 'bwrap failed', 'EPERM');
     const outcome = interpretOutput(result);
     if (outcome.success) return { status: 'success', data: outcome.data };
     const code: ErrorCode = result.timedOut
@@ -307,8 +418,29 @@ async function runPrimitive(
   } catch (error) {
     return { status: 'error', data: null, error: asFailure(error) };
   } finally {
+    served?.ended();
+    pids?.remove();
     await removeVerifiedManifest(manifest);
   }
+}
+
+/** What runPrimitive needs to sandbox a subprocess. */
+interface RunSandbox {
+  readonly mode: SandboxMode;
+  readonly permissions: EffectivePermissions;
+  readonly projectPath: string;
+  readonly hidden: HiddenPaths;
+  readonly caller: Readonly<Record<string, string | undefined>>;
+  readonly cacheDir: string;
+  readonly snapshot: string | null;
+  readonly runtimeLib: string | null;
+  readonly channel: ChannelHandler | undefined;
+  readonly onChannelRequest: ((request: ChannelRequest) => void) | undefined;
+}
+
+function withoutSecrets(env: Record<string, string>): Record<string, string> {
+  for (const name of Object.keys(env)) if (isSecretEnvName(name)) delete env[name];
+  return env;
 }
 
 /** The rye library a tool imports as `@rye/core`: the built package running this executor. */

@@ -7,6 +7,7 @@ import { validateParams } from './params.js';
 import { findOnPath, isBareCommand } from './path-lookup.js';
 import { PRIMITIVES, mergeChainConfig, planHttp, planSubprocess } from './primitive-config.js';
 import { describeDotenv, readProjectDotenv } from './project-dotenv.js';
+import type { EffectivePermissions, SandboxMode } from '../sandbox/index.js';
 import type {
   AnchorConfig,
   ChainElement,
@@ -34,10 +35,36 @@ export interface ExecutionPlan {
   readonly snapshot: string | null;
   /** Files in the tool's scope that nothing authenticates, left out of the snapshot (scope-relative). */
   readonly files_left_out: readonly string[];
+  /** The sandbox the tool runs in and its effective permissions (null for HTTP tools, which run in process). */
+  readonly sandbox: PlannedSandbox | null;
+}
+
+/** A run's sandbox as a plan shows it (docs/sandbox.md). */
+export interface PlannedSandbox {
+  readonly mode: SandboxMode;
+  readonly read: readonly string[];
+  readonly write: readonly string[];
+  readonly network: boolean;
+  readonly env: readonly string[];
+  readonly rye: readonly string[];
+  readonly daemon: boolean;
+  /** Declared permissions the caller's grants took away. */
+  readonly narrowed: readonly string[];
+  /** The bwrap arguments (a dry run with the sandbox on): what `--explain-sandbox` prints. */
+  readonly argv?: readonly string[];
 }
 
 export type PrimitiveRequest =
-  | { readonly kind: 'subprocess'; readonly request: SubprocessRequest }
+  | {
+      readonly kind: 'subprocess';
+      readonly request: SubprocessRequest;
+      /**
+       * Names of `request.env` that signed configuration set (the chain's env
+       * maps, the interpreter variable, anchor paths, the signed `.env`): what
+       * a sandbox's environment, built from nothing, keeps.
+       */
+      readonly signedEnvNames: readonly string[];
+    }
   | { readonly kind: 'http'; readonly request: HttpRequest };
 
 export interface PlanInput {
@@ -54,6 +81,7 @@ export interface PlanInput {
   readonly fastPath: boolean;
   readonly snapshot: string | null;
   readonly filesLeftOut: readonly string[];
+  readonly sandbox: { readonly mode: SandboxMode; readonly permissions: EffectivePermissions } | null;
 }
 
 /**
@@ -96,6 +124,19 @@ export async function planRun(
     lockfile_fast_path: input.fastPath,
     snapshot: input.snapshot,
     files_left_out: input.filesLeftOut,
+    sandbox:
+      input.sandbox === null
+        ? null
+        : {
+            mode: input.sandbox.mode,
+            read: input.sandbox.permissions.read,
+            write: input.sandbox.permissions.write,
+            network: input.sandbox.permissions.network,
+            env: input.sandbox.permissions.env,
+            rye: input.sandbox.permissions.rye,
+            daemon: input.sandbox.permissions.daemon,
+            narrowed: input.sandbox.permissions.narrowed,
+          },
   };
   if (primitive.itemId === PRIMITIVES.httpClient) {
     const request = planHttp(config, { env, vars, params, source: tool.itemId });
@@ -121,7 +162,18 @@ export async function planRun(
       cwd: request.cwd,
       timeout_ms: request.timeoutMs,
     },
-    run: { kind: 'subprocess', request },
+    run: {
+      kind: 'subprocess',
+      request,
+      signedEnvNames: [
+        ...new Set([
+          ...(resolved.interpreter === null ? [] : [resolved.interpreter.var]),
+          ...resolved.dotenvApplied,
+          ...chain.flatMap((e) => Object.keys(e.envConfig?.env ?? {})),
+          ...Object.keys(anchor?.envPaths ?? {}),
+        ]),
+      ],
+    },
   };
 }
 

@@ -3,6 +3,7 @@
  * literal values and are parsed into these typed forms (EXECUTOR_CONFIG_INVALID
  * on anything malformed) before any of them is used.
  */
+import type { Duplex } from 'node:stream';
 import type { SpaceName } from '../items/index.js';
 
 /** Seed 000 `anchor:` section of a runtime YAML. */
@@ -88,6 +89,11 @@ export interface ChainElement {
   readonly configSchema: Readonly<Record<string, unknown>> | null;
   readonly anchor: AnchorConfig | null;
   readonly verifyDeps: VerifyDepsConfig | null;
+  /**
+   * The signed `permissions` value as declared (undefined: none), checked by
+   * `parsePermissions` when the element is the tool a run starts from.
+   */
+  readonly permissions?: unknown;
   /** The bytes that were verified (set by buildChain): what the snapshot holds for this file. */
   readonly raw?: Uint8Array;
 }
@@ -120,6 +126,11 @@ export interface SubprocessRequest {
   readonly maxOutputBytes: number;
   /** Aborting kills the process group like a timeout does (cancel, not a failure of the tool). */
   readonly signal?: AbortSignal | undefined;
+  /**
+   * The operation channel (CONTAINMENT.md §1.7): when set, the child gets a
+   * socket on fd 3 and this receives rye's end once the child is spawned.
+   */
+  readonly channel?: ((socket: Duplex) => void) | undefined;
 }
 
 export interface SubprocessResult {

@@ -104,3 +104,13 @@ export type {
   Token,
   ValueType,
 } from './directive/index.js';
+export {
+  DEFAULT_PERMISSIONS,
+  NEVER_VISIBLE,
+  SECRET_ENV_NAMES,
+  isSecretEnvName,
+  normalPermissionPath,
+  parsePermissions,
+  permissionPathProblem,
+} from './permissions.js';
+export type { ParsedPermissions, ToolPermissions } from './permissions.js';

@@ -1,6 +1,7 @@
 import { RyeError } from '../errors/index.js';
 import type { ItemType } from './item-type.js';
 import { itemCategory, itemName } from './item-id.js';
+import { parsePermissions } from './permissions.js';
 import { isSemver } from './semver.js';
 import type {
   DirectiveMetadata,
@@ -118,6 +119,7 @@ function validateTool(meta: ToolMetadata, fileName: string, folder: string): Val
       issues.push(issue(field, 'must be an object', 'an object', value));
     }
   }
+  issues.push(...parsePermissions(fields.permissions).issues);
   return issues;
 }
 

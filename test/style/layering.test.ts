@@ -18,6 +18,7 @@ const LAYERS: readonly (readonly string[])[] = [
   ['integrity'],
   ['items'],
   ['lockfile', 'bundle'],
+  ['sandbox'],
   ['executor'],
   ['threads'],
   ['registry', 'mcp', 'cli'],

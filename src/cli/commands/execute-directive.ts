@@ -7,6 +7,8 @@ import { emit } from '../report.js';
 
 export interface DirectiveCliOptions {
   readonly caps?: string;
+  readonly sandbox?: boolean;
+  readonly noSandbox?: boolean;
   readonly inputs?: string;
   readonly plan?: boolean;
   readonly spawn?: boolean;
@@ -41,7 +43,7 @@ export async function planCommand(
   const limitOverrides = parseLimitOverrides(options.limit);
   const inputs = await readInputs(options.inputs, ctx.io.cwd);
   const plan = await planDirectiveOperation(
-    await operationContext(ctx, options.caps),
+    await operationContext(ctx, options.caps, options),
     directiveId,
     inputs,
     { limitOverrides },

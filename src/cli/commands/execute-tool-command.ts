@@ -18,7 +18,7 @@ export async function executeToolRun(
   options: ExecuteOptions,
 ): Promise<number> {
   const { operationContext } = await import('../operation-context.js');
-  const opsCtx = await operationContext(ctx, options.caps);
+  const opsCtx = await operationContext(ctx, options.caps, options);
   const params = await readParams(options, ctx.io.cwd);
   // Loaded on use: the other commands never pay for the executor's modules.
   const { executeThreadTool, executeTool, killRunningTools } =
@@ -35,7 +35,7 @@ export async function executeToolRun(
   try {
     result = await executeTool(opsCtx, itemId, {
       parameters: params,
-      dryRun: options.dryRun === true,
+      dryRun: options.dryRun === true || options.explainSandbox === true,
       ...(options.frozen === true ? { frozen: true } : {}),
     });
   } catch (error) {
@@ -55,6 +55,14 @@ export async function executeToolRun(
     return exitCodeFor(error.code);
   } finally {
     stopTools();
+  }
+  if (options.explainSandbox === true) {
+    emit(
+      ctx,
+      { ok: true, item_id: result.item_id, sandbox: result.plan?.sandbox ?? null },
+      explainLines(result),
+    );
+    return 0;
   }
   emit(ctx, resultJson(result), humanLines(result));
   return result.status === 'success' ? 0 : 1;
@@ -98,6 +106,30 @@ async function readParams(options: ExecuteOptions, cwd: string): Promise<Record<
     );
   }
   return value as Record<string, unknown>;
+}
+
+/** `--explain-sandbox`: the effective policy and the bwrap command line, one argument a line. */
+function explainLines(result: ExecuteResult): string[] {
+  const box = result.plan?.sandbox ?? null;
+  if (box === null) return [`${result.item_id}: an HTTP tool, run in process: no sandbox`];
+  const list = (values: readonly string[]): string =>
+    values.length === 0 ? '-' : values.join(', ');
+  return [
+    `sandbox of ${result.item_id}: ${box.mode === 'off' ? 'off (the operator turned it off)' : 'bwrap'}`,
+    `  read:    ${list(box.read)}`,
+    `  write:   ${list(box.write)}`,
+    `  network: ${box.network}`,
+    `  env:     ${list(box.env)}`,
+    `  rye:     ${list(box.rye)}`,
+    `  daemon:  ${box.daemon}`,
+    ...(box.narrowed.length === 0 ? [] : [`  narrowed by the caller: ${box.narrowed.join(', ')}`]),
+    ...(box.argv === undefined
+      ? []
+      : [
+          '  bwrap argv (the environment is passed apart, values withheld):',
+          ...box.argv.map((a) => `    ${JSON.stringify(a)}`),
+        ]),
+  ];
 }
 
 function humanLines(result: ExecuteResult): string[] {

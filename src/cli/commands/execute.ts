@@ -21,6 +21,14 @@ export function executeCommand(io: CliIo, run: Runner): Command {
       .option('--params-file <file>', 'read the parameters from a JSON file')
       .option('--dry-run', 'build, verify and plan without spawning anything')
       .option('--frozen', 'require a matching lockfile and never write one (also RYE_FROZEN=1)')
+      .option(
+        '--no-sandbox',
+        'run tools without the bwrap sandbox (the operator only; every result says so; docs/sandbox.md)',
+      )
+      .option(
+        '--explain-sandbox',
+        "tools: print the effective permissions and the bwrap command line; run nothing",
+      )
       .option('--caps <caps>', CAPS_OPTION_HELP)
       .option('--inputs <json>', 'directives: the inputs as a JSON object, or @file')
       .option(

@@ -7,6 +7,8 @@ import { threadInterrupts } from '../thread-interrupts.js';
 
 export interface RunDirectiveOptions {
   readonly caps?: string;
+  readonly sandbox?: boolean;
+  readonly noSandbox?: boolean;
   readonly limit: readonly string[];
 }
 
@@ -33,7 +35,7 @@ export async function runDirectiveCommand(
   const interrupts = threadInterrupts(killRunningTools, ctx.io.stderr);
   let result: ThreadResult;
   try {
-    const ops = { ...(await operationContext(ctx, options.caps)), signal: interrupts.signal };
+    const ops = { ...(await operationContext(ctx, options.caps, options)), signal: interrupts.signal };
     result = await runRootThread(ops, directiveId, inputs, {
       limits: options.limit,
       ...(ctx.json ? {} : { onProgress: (line: string) => ctx.io.stderr(`${line}\n`) }),
@@ -67,7 +69,7 @@ export async function spawnDirectiveCommand(
   const { operationContext } = await import('../operation-context.js');
   refuseUnderThreadToken(ctx, directiveId);
   const { thread_id } = await spawnRootThread(
-    await operationContext(ctx, options.caps),
+    await operationContext(ctx, options.caps, options),
     directiveId,
     inputs,
     { limits: options.limit },

@@ -17,7 +17,7 @@ import { exitCodeOf, resultLines } from './run-directive.js';
 export async function resumeCommand(
   ctx: CommandContext,
   threadId: string,
-  options: { message: string; caps?: string; rebase?: boolean },
+  options: { message: string; caps?: string; rebase?: boolean; sandbox?: boolean },
   trust: TrustSet,
 ): Promise<number> {
   const { resumeThread } = await import('../../threads/loop/index.js');
@@ -32,7 +32,7 @@ export async function resumeCommand(
   const interrupts = threadInterrupts(killRunningTools, ctx.io.stderr);
   const result = await resumeThread({
     projectRoot: ctx.spaces.project,
-    ops: await operationContext(ctx, options.caps),
+    ops: await operationContext(ctx, options.caps, options),
     threadId,
     message,
     signer: await readSigner(keyDir(ctx.spaces)),

@@ -7,7 +7,7 @@
  */
 import { spawn } from 'node:child_process';
 import type { ChildProcessByStdio } from 'node:child_process';
-import type { Readable, Writable } from 'node:stream';
+import { Duplex, type Readable, type Writable } from 'node:stream';
 import { statSync } from 'node:fs';
 import { StringDecoder } from 'node:string_decoder';
 import { setTimeout as delay } from 'node:timers/promises';
@@ -77,6 +77,8 @@ export async function runSubprocess(request: SubprocessRequest): Promise<Subproc
   if (request.signal?.aborted === true) throw cancelledBeforeSpawn(request);
   const started = monotonicMs();
   const child = spawnChild(request);
+  const channel = child.stdio[3];
+  if (request.channel !== undefined && channel instanceof Duplex) request.channel(channel);
   const pgid = child.pid;
   if (pgid !== undefined) runningGroups.add(pgid);
   const stdout = new CappedOutput('stdout', request.maxOutputBytes);
@@ -181,7 +183,13 @@ function spawnChild(request: SubprocessRequest): Child {
       shell: false,
       // Its own process group, so a timeout can kill grandchildren too.
       detached: true,
-      stdio: [request.stdin === null ? 'ignore' : 'pipe', 'pipe', 'pipe'],
+      // fd 3, when asked for, is a socket pair: the operation channel.
+      stdio: [
+        request.stdin === null ? 'ignore' : 'pipe',
+        'pipe',
+        'pipe',
+        ...(request.channel === undefined ? [] : (['pipe'] as const)),
+      ],
     }) as Child;
   } catch (error) {
     // The system refused the command line and environment as too large.

@@ -17,6 +17,7 @@ const CONSTANT_FIELDS: ReadonlyMap<string, ToolField> = new Map([
   ['CONFIG_SCHEMA', 'config_schema'],
   ['ENV_CONFIG', 'env_config'],
   ['CONFIG', 'config'],
+  ['__permissions__', 'permissions'],
 ]);
 const CONSTANT_NAMES: ReadonlySet<string> = new Set(CONSTANT_FIELDS.keys());
 

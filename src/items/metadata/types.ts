@@ -27,6 +27,7 @@ export const TOOL_FIELDS = [
   'config_schema',
   'env_config',
   'config',
+  'permissions',
 ] as const;
 export type ToolField = (typeof TOOL_FIELDS)[number];
 
@@ -58,4 +59,6 @@ export type ItemMetadata = ToolMetadata | DirectiveMetadata | KnowledgeMetadata;
 export interface ValidationIssue {
   readonly field: string;
   readonly message: string;
+  /** A stable code for the kind of problem, where one is defined (e.g. PERMISSIONS_PATH_ESCAPES). */
+  readonly code?: string;
 }

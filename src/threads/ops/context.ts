@@ -1,4 +1,5 @@
 import type { Spaces } from '../../items/index.js';
+import type { SandboxGrants } from '../../sandbox/index.js';
 import type { Authority } from '../capabilities/index.js';
 import type { Clock } from '../ids/index.js';
 import type { ThreadCaller } from '../thread-tools/caller.js';
@@ -28,4 +29,12 @@ export interface OperationContext {
   readonly thread?: string;
   /** That thread's in-process tree (its live descendants), for wait_threads and cancel_thread. */
   readonly tree?: ThreadCaller;
+  /**
+   * `off` only when the operator said so (`--no-sandbox`); absent: tools run
+   * sandboxed unless the user config says `sandbox: off`. Never set from a
+   * project file, a directive, an MCP argument or a model.
+   */
+  readonly sandbox?: 'off';
+  /** What a directive's `<sandbox>` narrows its tools' permissions to (never widens). */
+  readonly sandboxGrants?: SandboxGrants;
 }

@@ -36,6 +36,10 @@ export async function executeTool(
     ...(ctx.signal === undefined ? {} : { signal: ctx.signal }),
     ...(ctx.clock === undefined ? {} : { clock: ctx.clock }),
     ...(options.frozen === undefined ? {} : { frozen: options.frozen }),
+    sandbox: {
+      ...(ctx.sandbox === undefined ? {} : { mode: ctx.sandbox }),
+      ...(ctx.sandboxGrants === undefined ? {} : { grants: ctx.sandboxGrants }),
+    },
     ...(direct
       ? {}
       : {

@@ -1,6 +1,7 @@
 import { RyeError, isRyeError, type ErrorCode } from '../../errors/index.js';
 import { readSigner } from '../../integrity/index.js';
 import {
+  parsePermissions,
   ensureSelfTrusted,
   keyDir,
   readItemMetadata,
@@ -12,6 +13,14 @@ import {
 import { requireAllowed } from '../capabilities/index.js';
 import type { OperationContext } from './context.js';
 import { lintOrchestrator, type OrchestratorWarning } from './orchestrator-lint.js';
+
+/** A tool's permissions declare something that has no effect (PERMISSIONS_SECRET_ENV). */
+export interface PermissionWarning {
+  readonly tool: string;
+  readonly code: string;
+  readonly field: string;
+  readonly message: string;
+}
 
 export interface SignRequest {
   readonly itemType: ItemType;
@@ -47,7 +56,7 @@ export interface SignReport {
   readonly self_trusted: string | null;
   readonly stale_lockfiles: readonly { path: string; tool_id: string; pins: string }[];
   /** Orchestrators whose child directives would lose declared capabilities (advice, not refusal). */
-  readonly warnings: readonly OrchestratorWarning[];
+  readonly warnings: readonly (OrchestratorWarning | PermissionWarning)[];
 }
 
 /**
@@ -92,8 +101,20 @@ export async function signOperation(
           rewritten.map((s) => s.item),
         )
       : [];
-  const warnings: OrchestratorWarning[] = [];
+  const warnings: (OrchestratorWarning | PermissionWarning)[] = [];
   for (const s of signed) {
+    if (s.item.itemType === 'tool') {
+      const meta = await readItemMetadata(s.item);
+      if (meta.kind !== 'tool' || !meta.isEntryPoint) continue;
+      for (const w of parsePermissions(meta.fields.permissions).warnings)
+        warnings.push({
+          tool: s.item.itemId,
+          code: w.code ?? 'PERMISSIONS_WARNING',
+          field: w.field,
+          message: `${s.item.itemId}: ${w.field}: ${w.message}`,
+        });
+      continue;
+    }
     if (s.item.itemType !== 'directive') continue;
     const meta = await readItemMetadata(s.item);
     if (meta.kind === 'directive' && meta.program !== undefined)

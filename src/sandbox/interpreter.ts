@@ -1,0 +1,163 @@
+/**
+ * The real program a sandbox runs, and the install prefix it needs to see
+ * (CONTAINMENT.md §1.5: "the interpreter's real install prefix, resolved from
+ * its real path; never the whole $HOME"). A version manager's shim (pyenv,
+ * nodenv, asdf: a script that finds the interpreter under the home folder at
+ * run time) cannot work inside, so it is asked once, outside, which binary it
+ * runs; the answer is kept in the user's cache, keyed by the shim's identity.
+ */
+import { spawnSync } from 'node:child_process';
+import {
+  closeSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  readSync,
+  realpathSync,
+  renameSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
+import { basename, dirname, isAbsolute, join } from 'node:path';
+import { unavailable } from './host.js';
+
+/** The program to exec inside, and what must be visible for it to run. */
+export interface SandboxProgram {
+  /** Absolute real path of an executable file (ELF, or a script whose interpreter is a system one). */
+  readonly binary: string;
+  /** Folders to bind read-only besides the system ones (the install prefix), possibly none. */
+  readonly prefixes: readonly string[];
+}
+
+const SYSTEM_ROOTS = ['/usr/', '/bin/', '/sbin/', '/lib/', '/lib64/'];
+const PROBES: readonly { readonly name: RegExp; readonly args: readonly string[] }[] = [
+  { name: /^python[0-9.]*$/, args: ['-c', 'import sys; sys.stdout.write(sys.executable)'] },
+  { name: /^node$/, args: ['-e', 'process.stdout.write(process.execPath)'] },
+];
+
+const known = new Map<string, SandboxProgram>();
+
+/**
+ * Resolve `command` (absolute) to the program a sandbox runs. An ELF binary
+ * is itself; a script is run by the interpreter its `#!` names when that is a
+ * system one, or, for a shim named like python or node, replaced by the binary
+ * it answers with.
+ *
+ * @throws RyeError SANDBOX_UNAVAILABLE when the command is a script that
+ *   cannot run inside (its interpreter lives in the home folder, say).
+ */
+export function sandboxProgram(
+  command: string,
+  env: Readonly<Record<string, string | undefined>>,
+  cacheDir: string,
+): SandboxProgram {
+  const real = realpathSync(command);
+  const stat = statSync(real);
+  const key = `${command}\0${real}\0${stat.size}\0${stat.mtimeMs}\0${env['PYENV_VERSION'] ?? ''}`;
+  const hit = known.get(key);
+  if (hit !== undefined) return hit;
+  const head = readHead(real);
+  let program: SandboxProgram;
+  if (head.startsWith('\x7fELF')) program = { binary: real, prefixes: prefixOf(real) };
+  else if (head.startsWith('#!')) program = scriptProgram(command, real, head, env, cacheDir, key);
+  else program = { binary: real, prefixes: prefixOf(real) };
+  known.set(key, program);
+  return program;
+}
+
+function scriptProgram(
+  command: string,
+  real: string,
+  head: string,
+  env: Readonly<Record<string, string | undefined>>,
+  cacheDir: string,
+  key: string,
+): SandboxProgram {
+  const probe = PROBES.find((p) => p.name.test(basename(command)));
+  if (probe !== undefined) {
+    const binary = cachedProbe(cacheDir, key) ?? runProbe(command, probe.args, env, cacheDir, key);
+    return { binary, prefixes: prefixOf(binary) };
+  }
+  const interpreter = /^#!\s*(\S+)/.exec(head)?.[1] ?? '';
+  if (SYSTEM_ROOTS.some((root) => interpreter.startsWith(root)))
+    return { binary: real, prefixes: prefixOf(real) };
+  throw unavailable(
+    `${command} is a script run by ${interpreter || 'an unknown interpreter'}, which a sandbox cannot see`,
+    'ENOEXEC',
+    'point the runtime variable (e.g. RYE_PYTHON, RYE_NODE) at the real interpreter binary',
+  );
+}
+
+function runProbe(
+  command: string,
+  args: readonly string[],
+  env: Readonly<Record<string, string | undefined>>,
+  cacheDir: string,
+  key: string,
+): string {
+  const run = spawnSync(command, [...args], { env: { ...env }, encoding: 'utf8', timeout: 10_000 });
+  const binary = (run.stdout ?? '').trim();
+  if (run.status !== 0 || !isAbsolute(binary))
+    throw unavailable(
+      `cannot find the interpreter behind ${command}`,
+      'ENOEXEC',
+      'point the runtime variable (e.g. RYE_PYTHON) at the real interpreter binary',
+    );
+  const realBinary = realpathSync(binary);
+  saveProbe(cacheDir, key, realBinary);
+  return realBinary;
+}
+
+/** Install prefix of a binary outside the system folders: `<prefix>/bin/<name>` → `<prefix>`. */
+function prefixOf(binary: string): string[] {
+  if (SYSTEM_ROOTS.some((root) => binary.startsWith(root))) return [];
+  const dir = dirname(binary);
+  return [basename(dir) === 'bin' ? dirname(dir) : dir];
+}
+
+function readHead(path: string): string {
+  const fd = openSync(path, 'r');
+  try {
+    const buffer = Buffer.alloc(256);
+    const n = readSync(fd, buffer, 0, buffer.length, 0);
+    return buffer.subarray(0, n).toString('latin1');
+  } finally {
+    closeSync(fd);
+  }
+}
+
+const CACHE_FILE = 'interpreters.json';
+
+function cachedProbe(cacheDir: string, key: string): string | undefined {
+  try {
+    const table = JSON.parse(readFileSync(join(cacheDir, CACHE_FILE), 'utf8')) as Record<
+      string,
+      unknown
+    >;
+    const value = Object.hasOwn(table, key) ? table[key] : undefined;
+    if (typeof value !== 'string' || !isAbsolute(value)) return undefined;
+    statSync(value);
+    return value;
+  } catch {
+    return undefined;
+  }
+}
+
+function saveProbe(cacheDir: string, key: string, binary: string): void {
+  try {
+    mkdirSync(cacheDir, { recursive: true, mode: 0o700 });
+    const file = join(cacheDir, CACHE_FILE);
+    let table: Record<string, unknown> = {};
+    try {
+      table = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
+    } catch {
+      // none yet, or unreadable: start again
+    }
+    table[key] = binary;
+    const tmp = `${file}.${process.pid}.tmp`;
+    writeFileSync(tmp, JSON.stringify(table), { mode: 0o600 });
+    renameSync(tmp, file);
+  } catch {
+    // A cache that cannot be written costs a probe next time, nothing more.
+  }
+}

@@ -1,0 +1,162 @@
+/**
+ * The project view of a sandbox, from the effective permissions: the paths
+ * they name resolved on disk and checked before anything is bound
+ * (CONTAINMENT.md §1.5). A path that leads out of the project through a
+ * symlink, or into what no sandbox sees, is refused; a write folder that does
+ * not exist yet is created empty.
+ */
+import { lstatSync, mkdirSync, readdirSync, realpathSync, statSync } from 'node:fs';
+import { join, relative, sep } from 'node:path';
+import { RyeError } from '../errors/index.js';
+import { NEVER_VISIBLE, normalPermissionPath, type ToolPermissions } from '../items/index.js';
+import type { SandboxMount } from './argv.js';
+
+/** Paths outside the project that must stay hidden even when the project holds them. */
+export interface HiddenPaths {
+  /** The user space's `.ai` (keys, trust, tokens, config, cache). */
+  readonly userAi: string;
+  /** The operator's home folder. */
+  readonly home: string | undefined;
+}
+
+/**
+ * The mounts of the project view, in order: the read entries read-only (the
+ * project's `.ai/` masked unless an entry names it), the `!` masks, the write
+ * entries read-write (a missing folder is created, unless `create` is
+ * false: a dry run), then masks over `.ai/threads`, `.ai/keys`,
+ * `.ai/trusted_keys`, the user space and the home folder wherever the view
+ * would show them.
+ *
+ * @throws RyeError SANDBOX_PATH_REFUSED for a path through a symlink, one
+ *   that resolves outside the project, or one no sandbox may see.
+ */
+export function projectMounts(
+  project: string,
+  permissions: Pick<ToolPermissions, 'read' | 'write'>,
+  hidden: HiddenPaths,
+  create = true,
+): SandboxMount[] {
+  const root = realpathSync(project);
+  const mounts: SandboxMount[] = [];
+  const reads = permissions.read.filter((e) => !e.startsWith('!')).map(normalPermissionPath);
+  const masks = permissions.read.filter((e) => e.startsWith('!')).map(normalPermissionPath);
+  const writes = permissions.write.filter((e) => !e.startsWith('!')).map(normalPermissionPath);
+  const namesAi = (path: string): boolean => path === '.ai' || path.startsWith('.ai/');
+
+  for (const rel of reads) {
+    const at = checked(root, rel, 'read');
+    if (at !== null) mounts.push({ kind: 'ro', source: at, target: at });
+  }
+  const aiDir = join(root, '.ai');
+  // `.ai/` is masked whenever a wider read shows it, unless an entry names it.
+  if (reads.some((r) => !namesAi(r)) && exists(aiDir) && !reads.some((r) => r === '.ai'))
+    mounts.push({ kind: 'tmpfs', target: aiDir });
+  for (const rel of reads.filter((r) => namesAi(r) && r !== '.ai')) {
+    const at = checked(root, rel, 'read');
+    if (at !== null) mounts.push({ kind: 'ro', source: at, target: at });
+  }
+  for (const rel of masks) {
+    const at = checked(root, rel, 'read');
+    if (at !== null) mounts.push(maskOf(at));
+  }
+  for (const rel of writes) {
+    // A dry run creates nothing: the folder it would create is shown as it will be bound.
+    const at = checked(root, rel, 'write') ?? (create ? createFolder(root, rel) : join(root, rel));
+    mounts.push({ kind: 'rw', source: at, target: at });
+  }
+  const visible = mounts.filter((m) => m.kind === 'ro' || m.kind === 'rw').map((m) => m.target);
+  const shown = (path: string): boolean =>
+    visible.some((v) => path === v || path.startsWith(v + sep));
+  // The project's own `.ai` follows the rules above even when it is the user space's too.
+  const never = [
+    ...NEVER_VISIBLE.map((r) => join(root, r)),
+    hidden.userAi,
+    ...homeDotEntries(hidden.home, root),
+  ].filter((path) => path !== aiDir);
+  for (const path of never) if (shown(path) && exists(path)) mounts.push(maskOf(path));
+  // The same mount twice (a `!.ai` mask and the automatic one) is applied once.
+  return mounts.filter(
+    (m, i) => mounts.findIndex((o) => o.kind === m.kind && o.target === m.target) === i,
+  );
+}
+
+/**
+ * The real path of `rel` under the project, or null when it does not exist.
+ * Every component is checked with lstat: a symlink anywhere on the way is
+ * refused, so what is bound is what the permission names.
+ */
+function checked(root: string, rel: string, what: 'read' | 'write'): string | null {
+  if (rel === '.') return root;
+  let at = root;
+  for (const part of rel.split('/')) {
+    at = join(at, part);
+    let stat;
+    try {
+      stat = lstatSync(at);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+      throw refused(rel, what, `cannot be read (${(error as Error).message})`);
+    }
+    if (stat.isSymbolicLink())
+      throw refused(
+        rel,
+        what,
+        `goes through the symlink ${relative(root, at)}: a sandbox binds only real folders and files of the project`,
+      );
+  }
+  return at;
+}
+
+/** A write folder that does not exist yet: created (its parents too) inside the project. */
+function createFolder(root: string, rel: string): string {
+  const at = join(root, rel);
+  mkdirSync(at, { recursive: true, mode: 0o755 });
+  // A symlink planted between the check and the mkdir would show here.
+  if (realpathSync(at) !== at) throw refused(rel, 'write', 'changed while it was created');
+  return at;
+}
+
+function maskOf(path: string): SandboxMount {
+  return statSync(path).isDirectory()
+    ? { kind: 'tmpfs', target: path }
+    : { kind: 'ro', source: '/dev/null', target: path };
+}
+
+/**
+ * When the project is the home folder or holds it, the home's dot-entries
+ * (`.ssh`, `.gnupg`, `.config`, …) are masked: a project view never shows them.
+ */
+function homeDotEntries(home: string | undefined, root: string): string[] {
+  if (home === undefined || home === '') return [];
+  let real: string;
+  try {
+    real = realpathSync(home);
+  } catch {
+    return [];
+  }
+  if (real !== root && !real.startsWith(root + sep)) return [];
+  try {
+    return readdirSync(real)
+      .filter((name) => name.startsWith('.'))
+      .map((name) => join(real, name));
+  } catch {
+    return [];
+  }
+}
+
+function exists(path: string): boolean {
+  try {
+    lstatSync(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function refused(rel: string, what: string, why: string): RyeError {
+  return new RyeError(
+    'SANDBOX_PATH_REFUSED',
+    `Cannot build the sandbox: the ${what} permission ${JSON.stringify(rel)} ${why}; nothing ran`,
+    { path: rel, permission: what },
+  );
+}
