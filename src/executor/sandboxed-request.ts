@@ -92,7 +92,6 @@ export function sandboxRequest(input: SandboxInput, dryRun = false): SandboxedRe
     ...system.filter((m) => m.kind === 'symlink').map((m) => m.target),
     ...readOnly,
     ...project.filter((m) => m.kind === 'ro' || m.kind === 'rw').map((m) => m.target),
-    '/tmp',
   ];
   const seen = (dir: string): boolean =>
     visible.some((v) => dir === v || dir.startsWith(v.endsWith(sep) ? v : v + sep));

@@ -19,6 +19,7 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { basename, dirname, isAbsolute, join } from 'node:path';
+import { RyeError } from '../errors/index.js';
 import { unavailable } from './host.js';
 
 /** The program to exec inside, and what must be visible for it to run. */
@@ -51,8 +52,18 @@ export function sandboxProgram(
   env: Readonly<Record<string, string | undefined>>,
   cacheDir: string,
 ): SandboxProgram {
-  const real = realpathSync(command);
-  const stat = statSync(real);
+  let real: string;
+  let stat;
+  try {
+    real = realpathSync(command);
+    stat = statSync(real);
+  } catch (error) {
+    const errno = (error as NodeJS.ErrnoException).code ?? 'UNKNOWN';
+    throw new RyeError('EXECUTE_COMMAND_NOT_FOUND', `Cannot run ${command}: command not found`, {
+      command,
+      errno,
+    });
+  }
   const key = `${command}\0${real}\0${stat.size}\0${stat.mtimeMs}\0${env['PYENV_VERSION'] ?? ''}`;
   const hit = known.get(key);
   if (hit !== undefined) return hit;

@@ -43,26 +43,30 @@ export function projectMounts(
   const writes = permissions.write.filter((e) => !e.startsWith('!')).map(normalPermissionPath);
   const namesAi = (path: string): boolean => path === '.ai' || path.startsWith('.ai/');
 
-  for (const rel of reads) {
-    const at = checked(root, rel, 'read');
-    if (at !== null) mounts.push({ kind: 'ro', source: at, target: at });
-  }
-  const aiDir = join(root, '.ai');
-  // `.ai/` is masked whenever a wider read shows it, unless an entry names it.
-  if (reads.some((r) => !namesAi(r)) && exists(aiDir) && !reads.some((r) => r === '.ai'))
-    mounts.push({ kind: 'tmpfs', target: aiDir });
-  for (const rel of reads.filter((r) => namesAi(r) && r !== '.ai')) {
-    const at = checked(root, rel, 'read');
-    if (at !== null) mounts.push({ kind: 'ro', source: at, target: at });
-  }
-  for (const rel of masks) {
-    const at = checked(root, rel, 'read');
-    if (at !== null) mounts.push(maskOf(at));
-  }
-  for (const rel of writes) {
+  const bind = (rel: string, what: 'read' | 'write'): void => {
+    if (what === 'read') {
+      const at = checked(root, rel, 'read');
+      if (at !== null) mounts.push({ kind: 'ro', source: at, target: at });
+      return;
+    }
     // A dry run creates nothing: the folder it would create is shown as it will be bound.
     const at = checked(root, rel, 'write') ?? (create ? createFolder(root, rel) : join(root, rel));
     mounts.push({ kind: 'rw', source: at, target: at });
+  };
+  // Outside `.ai/` first, reads then writes; then `.ai/` masked wherever a
+  // wider entry shows it (unless an entry names `.ai` itself), then the `.ai/`
+  // entries, then the `!` masks: a later mount covers an earlier one.
+  for (const rel of reads.filter((r) => !namesAi(r))) bind(rel, 'read');
+  for (const rel of writes.filter((r) => !namesAi(r))) bind(rel, 'write');
+  const aiDir = join(root, '.ai');
+  const wide = [...reads, ...writes].some((r) => !namesAi(r));
+  if (wide && exists(aiDir) && !reads.includes('.ai') && !writes.includes('.ai'))
+    mounts.push({ kind: 'tmpfs', target: aiDir });
+  for (const rel of reads.filter(namesAi)) bind(rel, 'read');
+  for (const rel of writes.filter(namesAi)) bind(rel, 'write');
+  for (const rel of masks) {
+    const at = checked(root, rel, 'read');
+    if (at !== null) mounts.push(maskOf(at));
   }
   const visible = mounts.filter((m) => m.kind === 'ro' || m.kind === 'rw').map((m) => m.target);
   const shown = (path: string): boolean =>

@@ -18,8 +18,8 @@ afterEach(async () => {
   open = undefined;
 });
 
-async function run(): Promise<ExampleRun> {
-  open = await exampleRun(childScripts());
+async function run(options: { sandbox?: 'off' } = {}): Promise<ExampleRun> {
+  open = await exampleRun(childScripts(), undefined, options);
   return open;
 }
 
@@ -134,7 +134,9 @@ describe('the task-manager child directives as root threads', () => {
     'build_and_serve builds dist/, starts the server, gets GET /api/tasks on loopback, stops it: no process left',
     { timeout: 120_000 },
     async () => {
-      const p = await run();
+      // dev_server start, status, stop across three calls is a daemon: daemon sandboxes
+      // (`rye sandbox list/stop`) are not built yet, so this run has the operator's `sandbox: off`.
+      const p = await run({ sandbox: 'off' });
       p.writeApp();
       const res = await p.directive('build_and_serve', { action: 'start_dev', name: APP_NAME });
       expect(res.code, res.stderr).toBe(0);

@@ -101,7 +101,12 @@ describe('build_crud_app end to end (THREADS.md §15 A)', () => {
     'knowledge, plans, scaffold, three waves, tests, build, return; after_complete serves the app',
     { timeout: 300_000 },
     async () => {
-      const p = (open = await exampleRun([orchestratorScript(), ...childScripts()]));
+      // The after_complete hook serves the app across three dev_server calls (start, status,
+      // stop): a daemon, and daemon sandboxes (`rye sandbox list/stop`) are not built yet, so this
+      // run has the operator's `sandbox: off` (docs/sandbox.md, "Daemons").
+      const p = (open = await exampleRun([orchestratorScript(), ...childScripts()], undefined, {
+        sandbox: 'off',
+      }));
       const res = await p.directive('build_crud_app', ORCHESTRATOR_INPUTS);
       expect(p.server.problems).toEqual([]);
       expect(res.code, res.stderr + res.stdout).toBe(0);

@@ -44,8 +44,9 @@ export interface ExampleRun extends ExampleProject {
 export async function exampleRun(
   script: readonly ScriptEntry[],
   project?: ExampleProject,
+  options: { sandbox?: 'off' } = {},
 ): Promise<ExampleRun> {
-  const p = project ?? (await makeExampleProject());
+  const p = project ?? (await makeExampleProject(options));
   const server = await startScriptedProvider({ script });
   const env = { ...p.env, ANTHROPIC_API_KEY: 'test-key', ANTHROPIC_BASE_URL: server.url };
   return {

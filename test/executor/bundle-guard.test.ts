@@ -104,7 +104,7 @@ async function guarded(
   files: Record<string, string | Uint8Array>,
   options: { includeNodeModules?: boolean } = {},
 ): Promise<Guarded> {
-  const p = await makeExecProject();
+  const p = await makeExecProject({ sandbox: 'off' });
   p.write(`.ai/tools/${TOOL_ID}.mjs`, LOADER_TOOL);
   p.write(`.ai/tools/${TS_TOOL_ID}.ts`, TS_TOOL);
   await p.sign('tool', 'apps/guard/*');
@@ -454,7 +454,7 @@ describe('the node runtime library without a readable manifest', () => {
   ).href;
 
   function runWith(env: Record<string, string>) {
-    const t = makeTempSpaces();
+    const t = makeTempSpaces({ sandbox: 'off' });
     const marker = join(t.root, 'marker');
     t.write('app/lib.cjs', `require('node:fs').writeFileSync(${JSON.stringify(marker)}, 'ran');\n`);
     t.write(

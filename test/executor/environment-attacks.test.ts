@@ -45,7 +45,7 @@ def execute(params, project_path):
 
 /** A project with one signed node tool and one signed python tool. */
 async function project(pythonEnvConfig?: string): Promise<ExecProject & { marker: string }> {
-  const p = await makeExecProject();
+  const p = await makeExecProject({ sandbox: 'off' });
   p.write('.ai/tools/js/hello.mjs', NODE_TOOL);
   p.write('.ai/tools/py/env.py', pythonTool(pythonEnvConfig));
   await p.sign('tool', 'js/hello');
@@ -172,7 +172,7 @@ describe('a signed http tool', () => {
   }
 
   async function httpProject(goodPort: number, envConfig = ''): Promise<ExecProject> {
-    const p = await makeExecProject();
+    const p = await makeExecProject({ sandbox: 'off' });
     p.write(
       '.ai/tools/api/get.yaml',
       `version: "1.0.0"\ntool_type: http\nexecutor_id: rye/core/primitives/http_client\ncategory: api\ndescription: "call a service"\n${envConfig}config:\n  method: GET\n  url: "\${API_URL:-http://127.0.0.1:${goodPort}}/items"\n  auth:\n    type: bearer\n    token: "\${API_TOKEN}"\n`,
@@ -288,7 +288,7 @@ describe('a signed project .env', () => {
       expect(tampered.code).toBe('INTEGRITY_HASH_MISMATCH');
       expect(tampered.message).toMatch(/^Cannot use .*\/\.env: /);
 
-      const other = await makeExecProject();
+      const other = await makeExecProject({ sandbox: 'off' });
       const stranger = await readSigner(keyDir(other.spaces));
       p.write(
         '.env',
@@ -302,7 +302,7 @@ describe('a signed project .env', () => {
 
   posixOnly("does not count a key the project's own trust store vouches for", async () => {
     const p = await project('{"dotenv": ["GREETING"]}');
-    const other = await makeExecProject();
+    const other = await makeExecProject({ sandbox: 'off' });
     const stranger = await readSigner(keyDir(other.spaces));
     // The project ships the stranger's key in .ai/trusted_keys and a .env signed with it.
     await addTrustedKey(p.spaces, join(keyDir(other.spaces), 'public_key.pem'), {

@@ -18,7 +18,7 @@ import { makeExecProject, type ExecProject } from '../helpers/exec-project.js';
 import { THREADS_DIR, TS_TOOL_DIR, writeThreadsTool, writeTsTool } from '../helpers/tool-trees.js';
 
 async function threadsProject(): Promise<{ p: ExecProject; id: string; marker: string }> {
-  const p = await makeExecProject();
+  const p = await makeExecProject({ sandbox: 'off' });
   const id = writeThreadsTool(p);
   await p.sign('tool', 'apps/agent/threads/**');
   return { p, id, marker: join(p.root, 'marker') };
@@ -158,7 +158,7 @@ describe('execute(): the seed scenario (multi-file Python tool)', () => {
 
 describe('execute(): a multi-file TypeScript tool', () => {
   it('runs main.ts with its sibling module, its own node_modules dependency and @rye/runtime', async () => {
-    const p = await makeExecProject();
+    const p = await makeExecProject({ sandbox: 'off' });
     const id = writeTsTool(p);
     await p.sign('tool', 'apps/ts-demo/**');
     const marker = join(p.root, 'ts-marker');
@@ -184,7 +184,7 @@ describe('execute(): a multi-file TypeScript tool', () => {
   });
 
   it('refuses an edited sibling module before spawning', async () => {
-    const p = await makeExecProject();
+    const p = await makeExecProject({ sandbox: 'off' });
     const id = writeTsTool(p);
     await p.sign('tool', 'apps/ts-demo/**');
     appendFileSync(join(p.project, TS_TOOL_DIR, 'lib/format.ts'), 'export const evil = 1;\n');
@@ -212,7 +212,7 @@ ${body}
 `;
 
 async function singleTool(body: string, extra = ''): Promise<{ p: ExecProject; id: string }> {
-  const p = await makeExecProject();
+  const p = await makeExecProject({ sandbox: 'off' });
   p.write('.ai/tools/t/one.py', pyTool('t', body, extra));
   await p.sign('tool', 't/one');
   return { p, id: 't/one' };
@@ -303,7 +303,7 @@ time.sleep(60)`;
   });
 
   it('refuses an item id with ..', async () => {
-    const p = await makeExecProject();
+    const p = await makeExecProject({ sandbox: 'off' });
     expect((await refusal(run(p, '../t/one'))).code).toBe('ITEM_ID_INVALID');
   });
 });
@@ -313,7 +313,7 @@ describe('execute(): chain refusals', () => {
     `version: "1.0.0"\ntool_type: ${toolType}\nexecutor_id: ${executor ?? 'null'}\ncategory: ${id.slice(0, id.lastIndexOf('/'))}\ndescription: "link ${id}"\n`;
 
   it('refuses a cycle', async () => {
-    const p = await makeExecProject();
+    const p = await makeExecProject({ sandbox: 'off' });
     p.write('.ai/tools/c/a.yaml', runtimeYaml('c/a', 'c/b'));
     p.write('.ai/tools/c/b.yaml', runtimeYaml('c/b', 'c/a'));
     await p.sign('tool', 'c/*');
@@ -321,7 +321,7 @@ describe('execute(): chain refusals', () => {
   });
 
   it('refuses an 11-link chain', async () => {
-    const p = await makeExecProject();
+    const p = await makeExecProject({ sandbox: 'off' });
     for (let i = 0; i < 11; i += 1)
       p.write(
         `.ai/tools/l/l${i}.yaml`,
@@ -332,7 +332,7 @@ describe('execute(): chain refusals', () => {
   });
 
   it('refuses a missing runtime', async () => {
-    const p = await makeExecProject();
+    const p = await makeExecProject({ sandbox: 'off' });
     p.write('.ai/tools/t/one.py', pyTool('t', 'print(1)', '', 'rye/core/runtimes/no_such_runtime'));
     await p.sign('tool', 't/one');
     const refused = await refusal(run(p, 't/one'));
@@ -350,7 +350,7 @@ describe('execute(): chain refusals', () => {
   });
 
   it('refuses a chain that does not end at a primitive', async () => {
-    const p = await makeExecProject();
+    const p = await makeExecProject({ sandbox: 'off' });
     p.write('.ai/tools/r/top.yaml', runtimeYaml('r/top', null, 'runtime'));
     await p.sign('tool', 'r/top');
     expect((await refusal(run(p, 'r/top'))).code).toBe('EXECUTOR_ROOT_NOT_PRIMITIVE');
@@ -378,7 +378,7 @@ describe('execute(): chain refusals', () => {
   });
 
   it('refuses a user tool whose runtime resolves in project space (EXECUTOR_SPACE_VIOLATION)', async () => {
-    const p = await makeExecProject();
+    const p = await makeExecProject({ sandbox: 'off' });
     p.write('.ai/tools/r/rt.yaml', runtimeYaml('r/rt', 'rye/core/primitives/subprocess'));
     await p.sign('tool', 'r/rt');
     const signer = await readSigner(keyDir(p.spaces));

@@ -40,7 +40,7 @@ const evilPy = (marker: string): string => `open(${JSON.stringify(marker)}, "w")
 
 describe('a tool folder never supplies an unverified module', () => {
   it('a single-file tool cannot import an unsigned sibling, and a planted json.py does not shadow the standard library', async () => {
-    const p = await makeExecProject();
+    const p = await makeExecProject({ sandbox: 'off' });
     const marker = join(p.root, 'marker');
     p.write(
       '.ai/tools/apps/solo/tool.py',
@@ -65,7 +65,7 @@ print(json.dumps({"success": True, "found": found, "json": json.__file__}))`,
   });
 
   it('sourceless bytecode (.pyc, sitecustomize.pyc) beside a multi-file tool is not there to load', async () => {
-    const p = await makeExecProject();
+    const p = await makeExecProject({ sandbox: 'off' });
     const marker = join(p.root, 'marker');
     p.write('.ai/tools/apps/multi/__init__.py', '');
     p.write(
@@ -105,7 +105,7 @@ print(json.dumps({"success": True, "found": found}))`,
   });
 
   it('an extensionless executable in a shell tool’s bin/ is not on its PATH', async () => {
-    const p = await makeExecProject();
+    const p = await makeExecProject({ sandbox: 'off' });
     const marker = join(p.root, 'marker');
     p.write(
       '.ai/tools/apps/shtool/run.sh',
@@ -120,7 +120,7 @@ print(json.dumps({"success": True, "found": found}))`,
   });
 
   it('a node_modules link leading out of the tool folder is refused (INTEGRITY_SYMLINK_ESCAPE)', async () => {
-    const p = await makeExecProject();
+    const p = await makeExecProject({ sandbox: 'off' });
     p.write('.ai/tools/apps/nodeapp/package.json', '{"type": "module"}\n');
     p.write(
       '.ai/tools/apps/nodeapp/tool.mjs',
@@ -142,7 +142,7 @@ console.log('{"success": true}');
 
 describe('loader configuration comes from rye, not from the project', () => {
   it('a project tsconfig.json whose paths redirect @rye/runtime is not read', async () => {
-    const p = await makeExecProject();
+    const p = await makeExecProject({ sandbox: 'off' });
     const marker = join(p.root, 'marker');
     p.write(
       'tsconfig.json',
@@ -172,7 +172,7 @@ respond({ success: true });
   });
 
   it('no bytecode cache is read or written for tool code', async () => {
-    const p = await makeExecProject();
+    const p = await makeExecProject({ sandbox: 'off' });
     p.write(
       '.ai/tools/apps/bc/tool.py',
       py(
@@ -188,7 +188,7 @@ respond({ success: true });
 
 describe('the bytes that run are the bytes that were hashed', () => {
   it('a lone CR (hashed as a newline) cannot fold a signed guard line into a comment for /bin/sh', async () => {
-    const p = await makeExecProject();
+    const p = await makeExecProject({ sandbox: 'off' });
     const marker = join(p.root, 'marker');
     const path = p.write(
       '.ai/tools/apps/guard/run.sh',
@@ -207,7 +207,7 @@ describe('the bytes that run are the bytes that were hashed', () => {
   });
 
   it('a shebang (not hashed) carrying a coding cookie does not change how Python decodes the signed text', async () => {
-    const p = await makeExecProject();
+    const p = await makeExecProject({ sandbox: 'off' });
     const marker = join(p.root, 'marker');
     const path = p.write(
       '.ai/tools/apps/cookie/tool.py',
@@ -228,7 +228,7 @@ describe('the bytes that run are the bytes that were hashed', () => {
   });
 
   it('the snapshot is read-only and keeps the verified bytes after the source changes', async () => {
-    const p = await makeExecProject();
+    const p = await makeExecProject({ sandbox: 'off' });
     const path = p.write(
       '.ai/tools/apps/snap/tool.py',
       py('apps/snap', 'print(json.dumps({"success": True}))'),
@@ -252,7 +252,7 @@ describe('the bytes that run are the bytes that were hashed', () => {
 
 describe('verify, then run the same bytes', () => {
   it('a file swapped back and forth during 20 runs never runs unsigned code', async () => {
-    const p = await makeExecProject();
+    const p = await makeExecProject({ sandbox: 'off' });
     const marker = join(p.root, 'marker');
     const path = p.write(
       '.ai/tools/apps/race/tool.py',
@@ -303,7 +303,7 @@ describe('verify, then run the same bytes', () => {
 describe('files with no signature format', () => {
   const dir = '.ai/tools/apps/letters';
   async function lettersProject(): Promise<ExecProject> {
-    const p = await makeExecProject();
+    const p = await makeExecProject({ sandbox: 'off' });
     p.write(`${dir}/__init__.py`, '');
     p.write(`${dir}/template.txt`, 'Dear friend\n');
     p.write(
@@ -351,7 +351,7 @@ print(json.dumps({"success": True, "template": open(os.path.join(here, "template
 
 describe('a bare command is never looked up in the working directory', () => {
   it('a relative PATH entry cannot make the project supply a tool config’s command', async () => {
-    const p = await makeExecProject();
+    const p = await makeExecProject({ sandbox: 'off' });
     const marker = join(p.root, 'marker');
     p.write(
       '.ai/tools/apps/cmd/run.yaml',

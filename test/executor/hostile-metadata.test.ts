@@ -15,7 +15,7 @@ const SHELL_RUNTIME = join(BUILT_SYSTEM, '.ai/tools/rye/core/runtimes/shell_runt
  * user's trusted key: the signature is no shield against a costly parse.
  */
 async function project(padding: string): Promise<{ p: ExecProject; marker: string }> {
-  const p = await makeExecProject();
+  const p = await makeExecProject({ sandbox: 'off' });
   const signer = await readSigner(keyDir(p.spaces));
   const marker = join(p.root, 'marker');
   const runtime = readFileSync(SHELL_RUNTIME, 'utf8')

@@ -26,7 +26,7 @@ const run = (p: ExecProject, toolId: string, marker: string) =>
 
 describe('chain element identity (class 11)', () => {
   it('refuses a signed tool copied over another id in the same project, and nothing runs', async () => {
-    const p = await makeExecProject();
+    const p = await makeExecProject({ sandbox: 'off' });
     const original = p.write('.ai/tools/apps/safe/tool.py', markerTool('apps/safe'));
     await p.sign('tool', 'apps/safe/tool');
     const marker = join(p.root, 'marker');
@@ -52,7 +52,7 @@ describe('chain element identity (class 11)', () => {
   });
 
   it('refuses a signed runtime copied over another runtime’s id', async () => {
-    const p = await makeExecProject();
+    const p = await makeExecProject({ sandbox: 'off' });
     const runtimes = join(p.system, '.ai/tools/rye/core/runtimes');
     // A project "runtime" in another folder carrying the system runtime's signed bytes.
     const copy = p.write(
@@ -73,7 +73,7 @@ describe('chain element identity (class 11)', () => {
   });
 
   it('refuses a signed tool that declares no category', async () => {
-    const p = await makeExecProject();
+    const p = await makeExecProject({ sandbox: 'off' });
     const signer = await readSigner(keyDir(p.spaces));
     // Signed directly, past `rye sign`'s validation (as another implementation might).
     const text = markerTool('x').replace('__category__ = "x"\n', '');

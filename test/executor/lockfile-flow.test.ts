@@ -26,7 +26,7 @@ async function pinned(): Promise<{
   marker: string;
   first: ExecuteResult;
 }> {
-  const p = await makeExecProject();
+  const p = await makeExecProject({ sandbox: 'off' });
   const id = writeThreadsTool(p);
   await p.sign('tool', 'apps/agent/threads/**');
   const marker = join(p.root, 'marker');
@@ -203,7 +203,7 @@ config:
   // to read as MISMATCH when dated before the pin and as STALE ("re-signed") when
   // dated after; now both read the same, and neither claims a date.
   it('reports a rollback to an older signed dependency the same, whatever date its signature line shows', async () => {
-    const p = await makeExecProject();
+    const p = await makeExecProject({ sandbox: 'off' });
     const id = writeThreadsTool(p);
     const signer = await readSigner(keyDir(p.spaces));
     const runner = join(p.project, THREADS_DIR, 'runner.py');
@@ -422,7 +422,7 @@ describe('rollback (a newer version pinned by the user’s own key)', () => {
 
 describe('frozen mode', () => {
   it('refuses a tool without a lockfile and writes none (option and RYE_FROZEN=1)', async () => {
-    const p = await makeExecProject();
+    const p = await makeExecProject({ sandbox: 'off' });
     const id = writeThreadsTool(p);
     await p.sign('tool', 'apps/agent/threads/**');
     const marker = join(p.root, 'marker');
@@ -450,7 +450,7 @@ describe('lockfile locations (seed 000 table)', () => {
     `__version__ = "2.0.0"\n__tool_type__ = "python"\n__executor_id__ = "rye/core/runtimes/python_script_runtime"\n__category__ = "${category}"\n__tool_description__ = "t"\nprint("{}")\n`;
 
   it('writes a project tool’s lockfile to <project>/.ai/lockfiles', async () => {
-    const p = await makeExecProject();
+    const p = await makeExecProject({ sandbox: 'off' });
     p.write('.ai/tools/loc/proj.py', tool('loc'));
     await p.sign('tool', 'loc/proj');
     const res = await execute({ spaces: p.spaces, toolId: 'loc/proj', env: p.env });
@@ -461,7 +461,7 @@ describe('lockfile locations (seed 000 table)', () => {
 
   for (const space of ['user', 'system'] as const) {
     it(`writes a ${space} tool’s lockfile to <user>/.ai/lockfiles`, async () => {
-      const p = await makeExecProject();
+      const p = await makeExecProject({ sandbox: 'off' });
       const signer = await readSigner(keyDir(p.spaces));
       p.write(
         '.ai/tools/loc/far.py',
@@ -477,7 +477,7 @@ describe('lockfile locations (seed 000 table)', () => {
   }
 
   it('reads project before user: a project lockfile shadows the user one', async () => {
-    const p = await makeExecProject();
+    const p = await makeExecProject({ sandbox: 'off' });
     p.write('.ai/tools/loc/proj.py', tool('loc'));
     await p.sign('tool', 'loc/proj');
     const first = await execute({ spaces: p.spaces, toolId: 'loc/proj', env: p.env });

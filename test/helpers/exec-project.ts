@@ -26,8 +26,8 @@ export interface ExecProject extends TempSpaces {
  * Temp project + user space with a key, and a private copy of the signed
  * system space (so a test may tamper with a runtime without touching dist/).
  */
-export async function makeExecProject(): Promise<ExecProject> {
-  const base = makeTempSpaces();
+export async function makeExecProject(options: { sandbox?: 'off' } = {}): Promise<ExecProject> {
+  const base = makeTempSpaces(options);
   if (!existsSync(join(BUILT_SYSTEM, '.ai')))
     throw new Error(`run npm run build first: ${BUILT_SYSTEM} is missing`);
   cpSync(BUILT_SYSTEM, base.system, { recursive: true });

@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, readdirSync, readlinkSync } from 'node:fs';
 
 /**
  * True while a process with this pid runs (a zombie waiting for its reaper counts as gone: an
@@ -18,4 +18,25 @@ export function processAlive(pid: number): boolean {
   } catch {
     return true;
   }
+}
+
+/**
+ * Host pids of the live processes whose working directory is `dir` or under
+ * it. A sandboxed tool runs in its own PID namespace, so a pid it writes down
+ * names nothing on the host: find its processes by where they run instead.
+ */
+export function processesUnder(dir: string): number[] {
+  const found: number[] = [];
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    let cwd: string;
+    try {
+      cwd = readlinkSync(`/proc/${name}/cwd`);
+    } catch {
+      continue;
+    }
+    if ((cwd === dir || cwd.startsWith(`${dir}/`)) && processAlive(Number(name)))
+      found.push(Number(name));
+  }
+  return found;
 }

@@ -21,14 +21,24 @@ afterEach(() => {
   for (const dir of created.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
 
-/** Make temp spaces; the system space is empty unless `system` is given. */
-export function makeTempSpaces(options: { system?: string } = {}): TempSpaces {
+/**
+ * Make temp spaces; the system space is empty unless `system` is given.
+ * `sandbox: 'off'` writes the operator's `sandbox: off` into the user config:
+ * for suites about something else whose tools write proof markers beside the
+ * project, where no sandbox lets them (docs/sandbox.md). Containment is
+ * tested with the sandbox on (test/sandbox, test/system, test/example).
+ */
+export function makeTempSpaces(options: { system?: string; sandbox?: 'off' } = {}): TempSpaces {
   const root = mkdtempSync(join(tmpdir(), 'rye-test-'));
   created.push(root);
   const project = join(root, 'project');
   const user = join(root, 'user');
   const system = options.system ?? join(root, 'system');
   for (const dir of [project, user, system]) mkdirSync(dir, { recursive: true });
+  if (options.sandbox === 'off') {
+    mkdirSync(join(user, '.ai'), { recursive: true });
+    writeFileSync(join(user, '.ai', 'config.yaml'), 'sandbox: off\n');
+  }
   return {
     root,
     project,

@@ -15,6 +15,8 @@ export const __version__ = '1.0.0';
 export const __tool_type__ = 'javascript';
 export const __executor_id__ = 'rye/core/runtimes/node_runtime';
 export const __category__ = 'rye/core';
+// What its sandbox may reach (docs/sandbox.md).
+export const __permissions__ = { read: ['.'], write: ['.'] };
 export const __tool_description__ =
   'Commit files of a repository inside the project (init if needed) with a fixed author and date, running no hook, filter or other repository-configured program';
 export const CONFIG_SCHEMA = {

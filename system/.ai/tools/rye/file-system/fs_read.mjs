@@ -8,6 +8,8 @@ export const __version__ = '1.0.0';
 export const __tool_type__ = 'javascript';
 export const __executor_id__ = 'rye/core/runtimes/node_runtime';
 export const __category__ = 'rye/file-system';
+// What its sandbox may reach (docs/sandbox.md).
+export const __permissions__ = { read: ['.', '.ai/plans/**'] };
 export const __tool_description__ = 'Read a UTF-8 text file inside the project folder (at most 1 MiB)';
 export const CONFIG_SCHEMA = {
   type: 'object',

@@ -25,6 +25,8 @@ export const __version__ = '1.1.0';
 export const __tool_type__ = 'javascript';
 export const __executor_id__ = 'rye/core/runtimes/node_runtime';
 export const __category__ = 'rye/file-system';
+// What its sandbox may reach (docs/sandbox.md).
+export const __permissions__ = { read: ['.', '.ai/plans/**'], write: ['.', '.ai/plans/**'] };
 // The metadata below is read as literals, never evaluated: no names, spreads
 // or concatenation in it.
 export const __tool_description__ =

@@ -23,6 +23,8 @@ export const __version__ = '1.0.0';
 export const __tool_type__ = 'javascript';
 export const __executor_id__ = 'rye/core/runtimes/node_runtime';
 export const __category__ = 'apps/task-manager';
+// What its sandbox may reach: the app folder is a parameter, so the project (docs/sandbox.md).
+export const __permissions__ = { read: ['.'], write: ['.'], network: true };
 export const __tool_description__ = 'Manage the development server — install deps, start, stop, status';
 export const ENV_CONFIG = { env: { NODE_ENV: 'development' } };
 export const CONFIG_SCHEMA = {

@@ -8,6 +8,8 @@ export const __version__ = '1.0.0';
 export const __tool_type__ = 'javascript';
 export const __executor_id__ = 'rye/core/runtimes/node_runtime';
 export const __category__ = 'apps/task-manager';
+// What its sandbox may reach: the app folder is a parameter, so the project (docs/sandbox.md).
+export const __permissions__ = { read: ['.'], write: ['.'] };
 export const __tool_description__ = 'Run the test suite via node --test and report passed and failed counts';
 export const ENV_CONFIG = { env: { NODE_ENV: 'test', CI: 'true' } };
 export const CONFIG_SCHEMA = {

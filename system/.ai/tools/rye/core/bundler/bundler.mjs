@@ -8,6 +8,8 @@ export const __version__ = '1.0.0';
 export const __tool_type__ = 'javascript';
 export const __executor_id__ = 'rye/core/runtimes/node_runtime';
 export const __category__ = 'rye/core/bundler';
+// What its sandbox may reach (docs/sandbox.md).
+export const __permissions__ = { read: ['.', '.ai/**'], write: ['.ai/bundles/**'] };
 export const __tool_description__ = 'Create, verify, inspect and list signed bundle manifests';
 export const CONFIG_SCHEMA = {
   type: 'object',

@@ -10,6 +10,8 @@ export const __version__ = '1.0.0';
 export const __tool_type__ = 'javascript';
 export const __executor_id__ = 'rye/core/runtimes/node_runtime';
 export const __category__ = 'rye/core/registry';
+// What its sandbox may reach (docs/sandbox.md).
+export const __permissions__ = { read: ['.', '.ai/**'], write: ['.', '.ai/**'], network: true, env: ['RYE_REGISTRY_URL'] };
 export const __tool_description__ =
   'Push and pull signed items and bundles (verified against the pinned registry key), search a registry';
 export const CONFIG_SCHEMA = {
