@@ -1,0 +1,132 @@
+// Issue 29 benchmarks: what the bwrap sandbox adds to a tool run. A trivial
+// node tool and a trivial Python tool, each run through the library's
+// execute() with the sandbox on and off, interleaved in the same run (the
+// same process, the same warm caches): execute.sandbox_overhead_ms is the p50
+// difference, execute.sandboxed_vs_bare the node tool's p50 ratio.
+import { spawnSync } from 'node:child_process';
+import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
+import {
+  formatTrustToml,
+  fingerprintOf,
+  generateKeyPair,
+  parsePrivateKey,
+  parsePublicKey,
+  resolveSpaces,
+  signText,
+  loadSpaceTrust,
+} from '../dist/src/index.js';
+import { execute } from '../dist/src/executor/index.js';
+import { median, report } from './util.mjs';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const RUNS = 25;
+
+const TOOLS = {
+  'b/node_tool.mjs': [
+    "export const __version__ = '1.0.0';",
+    "export const __tool_type__ = 'javascript';",
+    "export const __executor_id__ = 'rye/core/runtimes/node_runtime';",
+    "export const __category__ = 'b';",
+    "export const __tool_description__ = 'trivial';",
+    "process.stdout.write('{}');",
+    '',
+  ].join('\n'),
+  'b/py_tool.py': [
+    '__version__ = "1.0.0"',
+    '__tool_type__ = "python"',
+    '__executor_id__ = "rye/core/runtimes/python_script_runtime"',
+    '__category__ = "b"',
+    '__tool_description__ = "trivial"',
+    'print("{}")',
+    '',
+  ].join('\n'),
+};
+
+function write(path, text) {
+  mkdirSync(dirname(path), { recursive: true });
+  writeFileSync(path, text);
+}
+
+export async function run() {
+  const dir = mkdtempSync(join(tmpdir(), 'rye-bench-sandbox-'));
+  try {
+    const project = join(dir, 'project');
+    const user = join(dir, 'user');
+    const system = join(dir, 'system');
+    cpSync(join(root, 'dist', 'system'), system, { recursive: true });
+    const pair = generateKeyPair();
+    const signer = {
+      privateKey: parsePrivateKey(pair.privateKeyPem),
+      publicKey: parsePublicKey(pair.publicKeyPem),
+      fingerprint: fingerprintOf(pair.publicKeyPem),
+    };
+    write(
+      join(user, '.ai', 'trusted_keys', `${signer.fingerprint}.toml`),
+      formatTrustToml({
+        fingerprint: signer.fingerprint,
+        owner: 'bench',
+        attestation: '',
+        publicKeyPem: pair.publicKeyPem,
+      }),
+    );
+    for (const [rel, text] of Object.entries(TOOLS)) {
+      const ext = rel.slice(rel.lastIndexOf('.'));
+      write(
+        join(project, '.ai', 'tools', rel),
+        signText(text, { itemType: 'tool', extension: ext, signer }).text,
+      );
+    }
+    // The real interpreter, not a version-manager shim: its start-up noise would drown the overhead.
+    const python = spawnSync('python3', ['-c', 'import sys; print(sys.executable)'], {
+      encoding: 'utf8',
+    }).stdout.trim();
+    const env = {
+      ...process.env,
+      RYE_USER_SPACE: user,
+      RYE_SYSTEM_SPACE: system,
+      RYE_PYTHON: python,
+    };
+    const spaces = resolveSpaces({ project, env });
+    const { trust } = await loadSpaceTrust(spaces);
+    const once = async (toolId, mode) => {
+      const start = performance.now();
+      const result = await execute({ spaces, toolId, env, trust, sandbox: { mode } });
+      if (result.status !== 'success')
+        throw new Error(`${toolId} (${mode}): ${JSON.stringify(result.error)}`);
+      return performance.now() - start;
+    };
+    const figures = {};
+    for (const toolId of ['b/node_tool', 'b/py_tool']) {
+      await once(toolId, 'off');
+      await once(toolId, 'bwrap');
+      const on = [];
+      const off = [];
+      for (let i = 0; i < RUNS; i += 1) {
+        off.push(await once(toolId, 'off'));
+        on.push(await once(toolId, 'bwrap'));
+      }
+      figures[toolId] = { on: median(on), off: median(off) };
+    }
+    const node = figures['b/node_tool'];
+    const py = figures['b/py_tool'];
+    const overhead = (node.on - node.off + (py.on - py.off)) / 2;
+    report('execute.sandbox_overhead_ms', overhead, 'ms', {
+      node_ms: Number((node.on - node.off).toFixed(2)),
+      python_ms: Number((py.on - py.off).toFixed(2)),
+      goal: '<= 15',
+    });
+    report('execute.sandboxed_vs_bare', node.on / node.off, 'ratio', {
+      sandboxed_ms: Number(node.on.toFixed(2)),
+      bare_ms: Number(node.off.toFixed(2)),
+      goal: '<= 1.25',
+    });
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) await run();
