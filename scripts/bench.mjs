@@ -28,6 +28,8 @@ await (await import('../bench/catalog.mjs')).run();
 await (await import('../bench/threads-store.mjs')).run();
 await (await import('../bench/plan.mjs')).run();
 await (await import('../bench/threads.mjs')).run();
+await (await import('../bench/sandbox.mjs')).run();
+await (await import('../bench/channel.mjs')).run();
 await (await import('../bench/example.mjs')).run();
 await (await import('../bench/orchestration.mjs')).run();
 await startup();

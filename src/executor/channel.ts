@@ -60,7 +60,6 @@ export function serveChannel(socket: Duplex, options: ChannelOptions): { ended()
   const refuse = (id: unknown, code: ErrorCode, message: string): void =>
     send(id, { status: 'error', error: { code, message, hint: hintFor(code) } });
   const handle = async (line: string): Promise<void> => {
-    count += 1;
     const parsed = parseRequest(line);
     if (parsed instanceof RyeError)
       return refuse(parsed.details?.['id'] ?? null, parsed.code, parsed.message);
@@ -78,37 +77,37 @@ export function serveChannel(socket: Duplex, options: ChannelOptions): { ended()
       refuse(parsed.id, 'INTERNAL_ERROR', `Cannot answer: ${message}`);
     }
   };
+  // Past a limit nothing more is read: the answers already queued go out, then
+  // the refusal, then the end. Lines are counted and measured as they arrive
+  // (not as they are answered), so one write of many lines is capped too.
+  let closing = false;
+  const close = (why: string): void => {
+    closing = true;
+    buffered = [];
+    queue = queue.then(() => {
+      refuse(null, 'CHANNEL_REQUEST_INVALID', why);
+      socket.end();
+    });
+  };
+  const tooLong = `Cannot answer: a request is over ${MAX_CHANNEL_LINE_BYTES} bytes`;
   socket.on('data', (chunk: Buffer) => {
+    if (closing) return;
     let start = 0;
     for (let at = chunk.indexOf(10); at !== -1; at = chunk.indexOf(10, start)) {
-      buffered.push(chunk.subarray(start, at));
-      const line = Buffer.concat(buffered).toString('utf8');
+      const piece = chunk.subarray(start, at);
+      start = at + 1;
+      if (size + piece.length > MAX_CHANNEL_LINE_BYTES) return close(tooLong);
+      if (count >= MAX_CHANNEL_REQUESTS)
+        return close(`Cannot answer: more than ${MAX_CHANNEL_REQUESTS} requests in one tool call`);
+      count += 1;
+      const line = Buffer.concat([...buffered, piece]).toString('utf8');
       buffered = [];
       size = 0;
-      start = at + 1;
-      if (count >= MAX_CHANNEL_REQUESTS) {
-        refuse(
-          null,
-          'CHANNEL_REQUEST_INVALID',
-          `Cannot answer: more than ${MAX_CHANNEL_REQUESTS} requests in one tool call`,
-        );
-        socket.end();
-        return;
-      }
       queue = queue.then(() => handle(line));
     }
     const rest = chunk.subarray(start);
     size += rest.length;
-    if (size > MAX_CHANNEL_LINE_BYTES) {
-      refuse(
-        null,
-        'CHANNEL_REQUEST_INVALID',
-        `Cannot answer: a request is over ${MAX_CHANNEL_LINE_BYTES} bytes`,
-      );
-      buffered = [];
-      socket.end();
-      return;
-    }
+    if (size > MAX_CHANNEL_LINE_BYTES) return close(tooLong);
     if (rest.length > 0) buffered.push(rest);
   });
   socket.on('error', () => undefined);

@@ -3,6 +3,13 @@ export { buildChain } from './chain.js';
 export { MAX_CHAIN_LENGTH } from '../lockfile/index.js';
 export type { BuiltChain } from './chain.js';
 export { execute } from './execute.js';
+export {
+  CHANNEL_OPS,
+  MAX_CHANNEL_LINE_BYTES,
+  MAX_CHANNEL_REQUESTS,
+  serveChannel,
+} from './channel.js';
+export type { ChannelHandler, ChannelOp, ChannelOptions, ChannelRequest } from './channel.js';
 export { cacheDirOf, clearSnapshots } from './snapshot.js';
 export { signDotenvText, signProjectDotenv } from './dotenv-sign.js';
 export type { SignedDotenv } from './dotenv-sign.js';

@@ -81,7 +81,10 @@ export interface PlanInput {
   readonly fastPath: boolean;
   readonly snapshot: string | null;
   readonly filesLeftOut: readonly string[];
-  readonly sandbox: { readonly mode: SandboxMode; readonly permissions: EffectivePermissions } | null;
+  readonly sandbox: {
+    readonly mode: SandboxMode;
+    readonly permissions: EffectivePermissions;
+  } | null;
 }
 
 /**

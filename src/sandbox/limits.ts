@@ -71,10 +71,12 @@ export function makePidsGroup(): PidsGroup | null {
   return null;
 }
 
-function removeGroup(dir: string): void {
+/** rmdir the group; while the sandbox is still being torn down it is busy (EBUSY): try again for ~2 s. */
+function removeGroup(dir: string, tries = 40): void {
   try {
     rmdirSync(dir);
-  } catch {
-    // still busy (a daemon) or already gone: the kernel keeps an empty group cheaply
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'EBUSY' && tries > 0) setTimeout(() => removeGroup(dir, tries - 1), 50).unref();
   }
 }

@@ -69,6 +69,9 @@ export function projectMounts(
     if (at !== null) mounts.push(maskOf(at));
   }
   const visible = mounts.filter((m) => m.kind === 'ro' || m.kind === 'rw').map((m) => m.target);
+  const writableTargets = mounts.filter((m) => m.kind === 'rw').map((m) => m.target);
+  const writable = (path: string): boolean =>
+    writableTargets.some((v) => path === v || path.startsWith(v + sep));
   const shown = (path: string): boolean =>
     visible.some((v) => path === v || path.startsWith(v + sep));
   // The project's own `.ai` follows the rules above even when it is the user space's too.
@@ -77,7 +80,19 @@ export function projectMounts(
     hidden.userAi,
     ...homeDotEntries(hidden.home, root),
   ].filter((path) => path !== aiDir);
-  for (const path of never) if (shown(path) && exists(path)) mounts.push(maskOf(path));
+  for (const path of never) {
+    if (!shown(path)) continue;
+    // A never-visible folder under a writable view is made (empty) so it can be masked:
+    // else the tool could create .ai/keys or .ai/threads on the host.
+    if (
+      !exists(path) &&
+      create &&
+      NEVER_VISIBLE.some((r) => join(root, r) === path) &&
+      writable(path)
+    )
+      mkdirSync(path, { recursive: true, mode: 0o700 });
+    if (exists(path)) mounts.push(maskOf(path));
+  }
   // The same mount twice (a `!.ai` mask and the automatic one) is applied once.
   return mounts.filter(
     (m, i) => mounts.findIndex((o) => o.kind === m.kind && o.target === m.target) === i,

@@ -6,7 +6,7 @@ import { makeExecProject, type ExecProject } from '../helpers/exec-project.js';
 
 /** A tool that writes a marker file when it runs, and a knowledge entry beside it. */
 async function project(): Promise<{ p: ExecProject; marker: string }> {
-  const p = await makeExecProject();
+  const p = await makeExecProject({ sandbox: 'off' });
   const marker = join(p.root, 'ran.marker');
   p.write(
     '.ai/tools/t/mark.py',

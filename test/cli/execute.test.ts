@@ -24,7 +24,7 @@ ${body}
 `;
 
 async function project(body: string, extra = ''): Promise<ExecProject> {
-  const p = await makeExecProject();
+  const p = await makeExecProject({ sandbox: 'off' });
   p.write('.ai/tools/t/echo.py', tool(body, extra));
   await p.sign('tool', 't/echo');
   return p;
@@ -186,7 +186,7 @@ describe('rye cache clear', () => {
 
 describe('third-party code through the CLI', () => {
   it('refuses unpinned node_modules (exit 3), and runs once rye lock update pinned it with a notice', async () => {
-    const p = await makeExecProject();
+    const p = await makeExecProject({ sandbox: 'off' });
     const id = writeTsTool(p);
     await p.sign('tool', 'apps/ts-demo/**');
     const marker = join(p.root, 'ts-marker');

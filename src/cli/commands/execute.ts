@@ -27,7 +27,7 @@ export function executeCommand(io: CliIo, run: Runner): Command {
       )
       .option(
         '--explain-sandbox',
-        "tools: print the effective permissions and the bwrap command line; run nothing",
+        'tools: print the effective permissions and the bwrap command line; run nothing',
       )
       .option('--caps <caps>', CAPS_OPTION_HELP)
       .option('--inputs <json>', 'directives: the inputs as a JSON object, or @file')

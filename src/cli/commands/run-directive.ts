@@ -35,7 +35,10 @@ export async function runDirectiveCommand(
   const interrupts = threadInterrupts(killRunningTools, ctx.io.stderr);
   let result: ThreadResult;
   try {
-    const ops = { ...(await operationContext(ctx, options.caps, options)), signal: interrupts.signal };
+    const ops = {
+      ...(await operationContext(ctx, options.caps, options)),
+      signal: interrupts.signal,
+    };
     result = await runRootThread(ops, directiveId, inputs, {
       limits: options.limit,
       ...(ctx.json ? {} : { onProgress: (line: string) => ctx.io.stderr(`${line}\n`) }),

@@ -104,7 +104,10 @@ export function threadCommand(io: CliIo, run: Runner): Command {
         'when the directive changed: end this thread "continued" and run a successor under the new one',
       )
       .option('--caps <caps>', CAPS_OPTION_HELP)
-      .option('--no-sandbox', "run the thread's tools without the bwrap sandbox (the operator only)")
+      .option(
+        '--no-sandbox',
+        "run the thread's tools without the bwrap sandbox (the operator only)",
+      )
       .action((id: string, options: ResumeOptions) =>
         run(options, async () => {
           const ctx = contextOf(options, io);

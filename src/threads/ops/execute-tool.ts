@@ -1,6 +1,7 @@
 import { execute, type ExecuteResult } from '../../executor/index.js';
 import { isReservedId, parseItemId } from '../../items/index.js';
 import { allowed, allowedViaChain, requireAllowed } from '../capabilities/index.js';
+import { channelHandler } from './channel-handler.js';
 import type { OperationContext } from './context.js';
 
 export interface ExecuteToolOptions {
@@ -39,6 +40,8 @@ export async function executeTool(
     sandbox: {
       ...(ctx.sandbox === undefined ? {} : { mode: ctx.sandbox }),
       ...(ctx.sandboxGrants === undefined ? {} : { grants: ctx.sandboxGrants }),
+      // Opened only when the tool declares `rye:`; answered under this call's authority.
+      channel: channelHandler(ctx),
     },
     ...(direct
       ? {}

@@ -41,7 +41,10 @@ const WORKER = directive({
 });
 
 describe('capability tokens across the tool boundary', () => {
-  it('a tool of a child thread runs rye under RYE_CAP_TOKEN: held to the child caps (t/evil refused, never ran; t/echo ran); the token is refused once the thread finished', async () => {
+  // RYE_CAP_TOKEN never reaches a tool process now (CONTAINMENT.md §1.7): a tool reaches rye
+  // through the operation channel, tested in test/threads/ops/channel-handler.test.ts, and
+  // test/sandbox/escapes.test.ts proves the token is absent from every tool's environment.
+  it.skip('a tool of a child thread runs rye under RYE_CAP_TOKEN: held to the child caps (t/evil refused, never ran; t/echo ran); the token is refused once the thread finished', async () => {
     const p = (open = await treeProject(
       { 'demo/orchestrate': ORCHESTRATOR, 'demo/worker': WORKER },
       [
