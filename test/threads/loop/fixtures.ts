@@ -90,7 +90,8 @@ export async function threadProject(
   script: readonly ScriptEntry[],
   options: { limits?: string; model?: string; tool?: string } = {},
 ): Promise<ThreadProject> {
-  const p = await makeExecProject();
+  // Its tools write proof markers beside the project: the operator's sandbox: off (test/sandbox tests containment).
+  const p = await makeExecProject({ sandbox: 'off' });
   const signer = await readSigner(keyDir(p.spaces));
   p.write('.ai/tools/t/echo.py', ECHO_TOOL);
   p.write('.ai/tools/t/evil.py', EVIL_TOOL);

@@ -165,7 +165,8 @@ export async function treeProject(
   directives: Record<string, string>,
   script: readonly ScriptEntry[],
 ): Promise<TreeProject> {
-  const p = await makeExecProject();
+  // Its tools write proof markers beside the project: the operator's sandbox: off (test/sandbox tests containment).
+  const p = await makeExecProject({ sandbox: 'off' });
   for (const name of ['echo', 'evil']) p.write(`.ai/tools/t/${name}.py`, markerTool(name));
   p.write('.ai/tools/t/caller.py', CALLER_TOOL);
   p.write('.ai/tools/t/sleeper.py', SLEEPER_TOOL);
