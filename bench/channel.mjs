@@ -2,23 +2,11 @@
 // a small knowledge item over fd 3, timed inside one sandboxed node tool run
 // that makes 5 warm-up calls and 50 timed ones through '@rye/runtime' and
 // reports its own timings. Run after `npm run build`.
-import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import {
-  fingerprintOf,
-  formatTrustToml,
-  generateKeyPair,
-  parsePrivateKey,
-  resolveSpaces,
-  signText,
-} from '../dist/src/index.js';
 import { operatorAuthority } from '../dist/src/threads/capabilities/index.js';
 import { executeTool } from '../dist/src/threads/ops/index.js';
+import { signedSpaces } from './signed-spaces.mjs';
 import { median, report } from './util.mjs';
 
-const root = fileURLToPath(new URL('..', import.meta.url));
 const CALLS = 50;
 
 const NOTE =
@@ -44,42 +32,13 @@ for (let i = 0; i < ${CALLS}; i += 1) {
 respond({ ms });
 `;
 
-function write(path, text) {
-  mkdirSync(dirname(path), { recursive: true });
-  writeFileSync(path, text);
-}
-
 export async function run() {
-  const work = mkdtempSync(join(tmpdir(), 'rye-bench-channel-'));
+  const box = signedSpaces('channel', {
+    'tools/bench/channel.mjs': TOOL,
+    'knowledge/bench/note.md': NOTE,
+  });
   try {
-    const pair = generateKeyPair();
-    const signer = {
-      privateKey: parsePrivateKey(pair.privateKeyPem),
-      fingerprint: fingerprintOf(pair.publicKeyPem),
-    };
-    const project = join(work, 'project');
-    const user = join(work, 'user');
-    const system = join(work, 'system');
-    cpSync(join(root, 'dist', 'system'), system, { recursive: true });
-    write(
-      join(project, '.ai/tools/bench/channel.mjs'),
-      signText(TOOL, { itemType: 'tool', extension: '.mjs', signer }).text,
-    );
-    write(
-      join(project, '.ai/knowledge/bench/note.md'),
-      signText(NOTE, { itemType: 'knowledge', extension: '.md', signer }).text,
-    );
-    write(
-      join(user, '.ai/trusted_keys', `${signer.fingerprint}.toml`),
-      formatTrustToml({
-        fingerprint: signer.fingerprint,
-        owner: 'bench',
-        attestation: '',
-        publicKeyPem: pair.publicKeyPem,
-      }),
-    );
-    const env = { ...process.env, RYE_USER_SPACE: user, RYE_SYSTEM_SPACE: system };
-    const ctx = { spaces: resolveSpaces({ project, env }), env, authority: operatorAuthority() };
+    const ctx = { spaces: box.spaces, env: box.env, authority: operatorAuthority() };
     const runs = [];
     for (let i = 0; i < 3; i += 1) {
       const result = await executeTool(ctx, 'bench/channel', { parameters: {}, dryRun: false });
@@ -94,7 +53,7 @@ export async function run() {
       goal: '<= 2 ms',
     });
   } finally {
-    rmSync(work, { recursive: true, force: true });
+    box.remove();
   }
 }
 

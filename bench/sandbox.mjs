@@ -4,25 +4,12 @@
 // same process, the same warm caches): execute.sandbox_overhead_ms is the p50
 // difference, execute.sandboxed_vs_bare the node tool's p50 ratio.
 import { spawnSync } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { fileURLToPath } from 'node:url';
-import {
-  formatTrustToml,
-  fingerprintOf,
-  generateKeyPair,
-  parsePrivateKey,
-  parsePublicKey,
-  resolveSpaces,
-  signText,
-  loadSpaceTrust,
-} from '../dist/src/index.js';
+import { loadSpaceTrust } from '../dist/src/index.js';
 import { execute } from '../dist/src/executor/index.js';
+import { signedSpaces } from './signed-spaces.mjs';
 import { median, report } from './util.mjs';
 
-const root = fileURLToPath(new URL('..', import.meta.url));
 const RUNS = 25;
 
 const TOOLS = {
@@ -46,51 +33,22 @@ const TOOLS = {
   ].join('\n'),
 };
 
-function write(path, text) {
-  mkdirSync(dirname(path), { recursive: true });
-  writeFileSync(path, text);
-}
-
 export async function run() {
-  const dir = mkdtempSync(join(tmpdir(), 'rye-bench-sandbox-'));
+  // The real interpreter, not a version-manager shim: its start-up noise would drown the overhead.
+  const python = spawnSync('python3', ['-c', 'import sys; print(sys.executable)'], {
+    encoding: 'utf8',
+  }).stdout.trim();
+  const box = signedSpaces(
+    'sandbox',
+    Object.fromEntries(Object.entries(TOOLS).map(([rel, text]) => [`tools/${rel}`, text])),
+    { RYE_PYTHON: python },
+  );
+  const { spaces } = box;
+  // NODE_EXTRA_CA_CERTS, when set, costs every node start a parse of the file
+  // (~40 ms here): the sandbox passes no such name, so bare runs go without it too.
+  const env = { ...box.env };
+  delete env.NODE_EXTRA_CA_CERTS;
   try {
-    const project = join(dir, 'project');
-    const user = join(dir, 'user');
-    const system = join(dir, 'system');
-    cpSync(join(root, 'dist', 'system'), system, { recursive: true });
-    const pair = generateKeyPair();
-    const signer = {
-      privateKey: parsePrivateKey(pair.privateKeyPem),
-      publicKey: parsePublicKey(pair.publicKeyPem),
-      fingerprint: fingerprintOf(pair.publicKeyPem),
-    };
-    write(
-      join(user, '.ai', 'trusted_keys', `${signer.fingerprint}.toml`),
-      formatTrustToml({
-        fingerprint: signer.fingerprint,
-        owner: 'bench',
-        attestation: '',
-        publicKeyPem: pair.publicKeyPem,
-      }),
-    );
-    for (const [rel, text] of Object.entries(TOOLS)) {
-      const ext = rel.slice(rel.lastIndexOf('.'));
-      write(
-        join(project, '.ai', 'tools', rel),
-        signText(text, { itemType: 'tool', extension: ext, signer }).text,
-      );
-    }
-    // The real interpreter, not a version-manager shim: its start-up noise would drown the overhead.
-    const python = spawnSync('python3', ['-c', 'import sys; print(sys.executable)'], {
-      encoding: 'utf8',
-    }).stdout.trim();
-    const env = {
-      ...process.env,
-      RYE_USER_SPACE: user,
-      RYE_SYSTEM_SPACE: system,
-      RYE_PYTHON: python,
-    };
-    const spaces = resolveSpaces({ project, env });
     const { trust } = await loadSpaceTrust(spaces);
     const once = async (toolId, mode) => {
       const start = performance.now();
@@ -125,7 +83,7 @@ export async function run() {
       goal: '<= 1.25',
     });
   } finally {
-    rmSync(dir, { recursive: true, force: true });
+    box.remove();
   }
 }
 

@@ -176,7 +176,7 @@ export const ERROR_CODES = {
   },
   CHANNEL_DENIED: {
     class: 'failure',
-    hint: "The tool's `rye` permission (intersected with the caller's capabilities) does not cover this request, or the call it belongs to has ended; nothing ran.",
+    hint: "The tool call this channel belongs to has ended, or tools ran tools through the channel deeper than allowed (3); nothing ran. A request outside the tool's `rye` permission or the caller's capabilities is CAPABILITY_DENIED.",
   },
   EXECUTE_COMMAND_NOT_FOUND: {
     class: 'failure',

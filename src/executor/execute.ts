@@ -1,20 +1,16 @@
 import { join } from 'node:path';
 import { RyeError, isRyeError, type ErrorCode } from '../errors/index.js';
 import type { TrustSet } from '../integrity/index.js';
-import type { Duplex } from 'node:stream';
-import { isSecretEnvName, loadSpaceTrust, parseItemId, type Spaces } from '../items/index.js';
+import { loadSpaceTrust, parseItemId, type Spaces } from '../items/index.js';
 import {
   effectivePermissions,
   readSandboxMode,
-  unavailable,
-  type EffectivePermissions,
-  type HiddenPaths,
   type SandboxGrants,
   type SandboxMode,
 } from '../sandbox/index.js';
-import { serveChannel, type ChannelHandler, type ChannelRequest } from './channel.js';
-import { declaredPermissions, sandboxRequest } from './sandboxed-request.js';
-import { fileUrlOf, monotonicMs, packageRoot } from '../platform/index.js';
+import type { ChannelHandler } from './channel.js';
+import { declaredPermissions, sandboxRequest, type ToolSandbox } from './sandboxed-request.js';
+import { monotonicMs } from '../platform/index.js';
 import { findAnchorConfig } from './anchor.js';
 import { buildLockfile, saveLockfile } from './lock-write.js';
 import { prepareRun } from './prepare.js';
@@ -22,11 +18,9 @@ import { PRIMITIVES } from './primitive-config.js';
 import { loadDotenvTrust } from './project-dotenv.js';
 import { cacheDirOf, materializeSnapshot } from './snapshot.js';
 import { planSnapshot } from './snapshot-plan.js';
-import { runSubprocess } from './primitives/subprocess.js';
-import { planRun, type ExecutionPlan, type PrimitiveRequest } from './run-plan.js';
-import { interpretOutput } from './tool-output.js';
-import type { ChainElement, SubprocessRequest } from './types.js';
-import { removeVerifiedManifest, writeVerifiedManifest } from './verified-manifest.js';
+import { runPrimitive } from './run-primitive.js';
+import { planRun, type ExecutionPlan } from './run-plan.js';
+import type { ChainElement } from './types.js';
 import { VerifiedFileCache } from './verify-deps.js';
 
 export type { ExecutionPlan } from './run-plan.js';
@@ -79,8 +73,6 @@ export interface ExecuteOptions {
     readonly mode?: SandboxMode;
     readonly grants?: SandboxGrants;
     readonly channel?: ChannelHandler;
-    /** Each channel request, as it arrives (a thread counts and records them). */
-    readonly onChannelRequest?: (request: ChannelRequest) => void;
   };
 }
 
@@ -167,22 +159,30 @@ export async function execute(options: ExecuteOptions): Promise<ExecuteResult> {
   );
   const isSubprocess = (chain.at(-1) as ChainElement).itemId === PRIMITIVES.subprocess;
   const mode: SandboxMode = options.sandbox?.mode ?? readSandboxMode(spaces.user);
+  const cacheDir = baseEnv['RYE_CACHE_DIR'] as string;
 
   // A subprocess runs from the verified snapshot: the template variables point
   // into it, and RYE_RUNTIME_LIB (which no caller or .env can set) names its
   // copy of the runtime library for runtimes' env values.
-  const primitive = chain.at(-1) as ChainElement;
-  const snapshot =
-    primitive.itemId === PRIMITIVES.subprocess
-      ? planSnapshot({
-          cacheDir: cacheDirOf(spaces.user, baseEnv),
-          chain,
-          deps,
-          vars,
-          anchorApplied: applied,
-          libPackage: findAnchorConfig(chain)?.libPackage ?? null,
-        })
-      : null;
+  const snapshot = isSubprocess
+    ? planSnapshot({
+        cacheDir,
+        chain,
+        deps,
+        vars,
+        anchorApplied: applied,
+        libPackage: findAnchorConfig(chain)?.libPackage ?? null,
+      })
+    : null;
+  const box: ToolSandbox = {
+    mode,
+    permissions,
+    projectPath: spaces.project,
+    hidden: { userAi: join(spaces.user, '.ai'), home: callerEnv['HOME'], cache: cacheDir },
+    caller: callerEnv,
+    cacheDir,
+    snapshot: snapshot?.layout.dir ?? null,
+  };
   const runVars = snapshot?.vars ?? vars;
 
   // 7–10. Environment, anchor paths and cwd, params, the primitive's request.
@@ -234,20 +234,7 @@ export async function execute(options: ExecuteOptions): Promise<ExecuteResult> {
     if (run.kind !== 'subprocess' || plan.sandbox === null || mode !== 'bwrap')
       return finish('success', null, { plan });
     // The bwrap command line the run would use (the manifest's name is made per run).
-    const { bwrap, request } = sandboxRequest(
-      {
-        request: run.request,
-        signedEnvNames: run.signedEnvNames,
-        permissions,
-        projectPath: spaces.project,
-        hidden: { userAi: join(spaces.user, '.ai'), home: callerEnv['HOME'] },
-        caller: callerEnv,
-        cacheDir: cacheDirOf(spaces.user, baseEnv),
-        readOnly: snapshot === null ? [] : [snapshot.layout.dir],
-        ryeEnv: {},
-      },
-      true,
-    );
+    const { bwrap, request } = sandboxRequest(box, run, null);
     return finish('success', null, {
       plan: { ...plan, sandbox: { ...plan.sandbox, argv: [bwrap, ...request.args] } },
     });
@@ -269,18 +256,9 @@ export async function execute(options: ExecuteOptions): Promise<ExecuteResult> {
     anchorPath: applied ? runVars.anchor_path : null,
     toolId,
     signal: options.signal,
-    sandbox: {
-      mode,
-      permissions,
-      projectPath: spaces.project,
-      hidden: { userAi: join(spaces.user, '.ai'), home: callerEnv['HOME'] },
-      caller: callerEnv,
-      cacheDir: cacheDirOf(spaces.user, baseEnv),
-      snapshot: snapshot?.layout.dir ?? null,
-      runtimeLib: snapshot?.vars.runtime_lib ?? null,
-      channel: options.sandbox?.channel,
-      onChannelRequest: options.sandbox?.onChannelRequest,
-    },
+    sandbox: box,
+    runtimeLib: snapshot?.vars.runtime_lib ?? null,
+    channel: options.sandbox?.channel,
   });
   if (outcome.status === 'success' && lock === null && !frozen)
     lockMetadata = await pin(spaces, chain, deps.pins);
@@ -312,142 +290,6 @@ async function pin(
   }
 }
 
-interface Outcome {
-  readonly status: 'success' | 'error';
-  readonly data: unknown;
-  readonly error?: NonNullable<ExecuteResult['error']>;
-}
-
-async function runPrimitive(
-  run: PrimitiveRequest,
-  verified: {
-    readonly files: readonly { absolutePath: string; rawSha256: string }[];
-    readonly roots: readonly string[];
-    readonly anchorPath: string | null;
-    readonly toolId: string;
-    readonly signal: AbortSignal | undefined;
-    readonly sandbox: RunSandbox;
-  },
-): Promise<Outcome> {
-  const { files, roots, anchorPath, toolId, signal } = verified;
-  if (run.kind === 'http') {
-    // Loaded on use: most tools run a subprocess and never need the HTTP client.
-    const { runHttpRequest } = await import('./primitives/http-client.js');
-    try {
-      const response = await runHttpRequest({ ...run.request, signal });
-      if (response.status < 400) return { status: 'success', data: response };
-      return {
-        status: 'error',
-        data: response,
-        error: {
-          code: 'EXECUTE_TOOL_FAILED',
-          message: `Tool ${toolId} failed: HTTP ${response.status}`,
-        },
-      };
-    } catch (error) {
-      return { status: 'error', data: null, error: asFailure(error) };
-    }
-  }
-  const manifest = await writeVerifiedManifest(files);
-  const box = verified.sandbox;
-  const channelOpen = box.channel !== undefined && box.permissions.rye.length > 0;
-  let served: { ended(): void } | undefined;
-  let pids: { remove(): void } | null = null;
-  try {
-    const ryeEnv: Record<string, string> = {
-      RYE_VERIFIED_MANIFEST: manifest,
-      RYE_LIBRARY_URL: libraryUrl(),
-      ...(roots.length === 0 ? {} : { RYE_VERIFIED_ROOTS: JSON.stringify(roots) }),
-      ...(anchorPath === null ? {} : { RYE_ANCHOR_PATH: anchorPath }),
-      ...(box.runtimeLib === null ? {} : { RYE_RUNTIME_LIB: box.runtimeLib }),
-      ...(channelOpen ? { RYE_CHANNEL_FD: '3' } : {}),
-    };
-    const channel =
-      channelOpen && box.channel !== undefined
-        ? (socket: Duplex) => {
-            served = serveChannel(socket, {
-              handler: box.channel as ChannelHandler,
-              patterns: box.permissions.rye,
-              ...(box.onChannelRequest === undefined ? {} : { onRequest: box.onChannelRequest }),
-            });
-          }
-        : undefined;
-    let request: SubprocessRequest;
-    if (box.mode === 'bwrap') {
-      const sandboxed = sandboxRequest({
-        request: run.request,
-        signedEnvNames: run.signedEnvNames,
-        permissions: box.permissions,
-        projectPath: box.projectPath,
-        hidden: box.hidden,
-        caller: box.caller,
-        cacheDir: box.cacheDir,
-        readOnly: [...(box.snapshot === null ? [] : [box.snapshot]), manifest],
-        ryeEnv,
-      });
-      pids = sandboxed.pids;
-      request = sandboxed.request;
-    } else {
-      // Off by the operator's choice: the tool runs as the user, but no secret rides along.
-      request = {
-        ...run.request,
-        env: withoutSecrets({ ...run.request.env, ...ryeEnv, RYE_SANDBOX: 'off' }),
-      };
-    }
-    const result = await runSubprocess({ ...request, signal, channel });
-    served?.ended();
-    if (box.mode === 'bwrap' && result.returnCode === 1 && result.stderr.startsWith('bwrap: '))
-      throw unavailable(result.stderr.split('\n')[0]?.slice(7) ?? 'bwrap failed', 'EPERM');
-    const outcome = interpretOutput(result);
-    if (outcome.success) return { status: 'success', data: outcome.data };
-    const code: ErrorCode = result.timedOut
-      ? 'EXECUTE_TIMEOUT'
-      : result.cancelled
-        ? 'EXECUTE_CANCELLED'
-        : 'EXECUTE_TOOL_FAILED';
-    const why = result.timedOut
-      ? `timed out after ${run.request.timeoutMs} ms; its process tree was killed`
-      : result.cancelled
-        ? 'cancelled; its process tree was killed'
-        : (outcome.reason ?? 'failed');
-    return {
-      status: 'error',
-      data: outcome.data,
-      error: { code, message: `Tool ${toolId} failed: ${why}` },
-    };
-  } catch (error) {
-    return { status: 'error', data: null, error: asFailure(error) };
-  } finally {
-    served?.ended();
-    pids?.remove();
-    await removeVerifiedManifest(manifest);
-  }
-}
-
-/** What runPrimitive needs to sandbox a subprocess. */
-interface RunSandbox {
-  readonly mode: SandboxMode;
-  readonly permissions: EffectivePermissions;
-  readonly projectPath: string;
-  readonly hidden: HiddenPaths;
-  readonly caller: Readonly<Record<string, string | undefined>>;
-  readonly cacheDir: string;
-  readonly snapshot: string | null;
-  readonly runtimeLib: string | null;
-  readonly channel: ChannelHandler | undefined;
-  readonly onChannelRequest: ((request: ChannelRequest) => void) | undefined;
-}
-
-function withoutSecrets(env: Record<string, string>): Record<string, string> {
-  for (const name of Object.keys(env)) if (isSecretEnvName(name)) delete env[name];
-  return env;
-}
-
-/** The rye library a tool imports as `@rye/core`: the built package running this executor. */
-function libraryUrl(): string {
-  return fileUrlOf(join(packageRoot(), 'dist', 'src', 'index.js'));
-}
-
 function toEntry(e: ChainElement): ChainEntry {
   return {
     item_id: e.itemId,
@@ -456,10 +298,4 @@ function toEntry(e: ChainElement): ChainEntry {
     executor_id: e.executorId,
     integrity: e.integrity,
   };
-}
-
-function asFailure(error: unknown): NonNullable<ExecuteResult['error']> {
-  if (isRyeError(error))
-    return { code: error.code, message: error.message, details: error.details };
-  throw error;
 }

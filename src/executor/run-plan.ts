@@ -39,17 +39,13 @@ export interface ExecutionPlan {
   readonly sandbox: PlannedSandbox | null;
 }
 
-/** A run's sandbox as a plan shows it (docs/sandbox.md). */
-export interface PlannedSandbox {
+/**
+ * A run's sandbox as a plan shows it (docs/sandbox.md): the mode and the
+ * effective permissions, with what the caller's grants took away.
+ */
+export interface PlannedSandbox extends Omit<EffectivePermissions, 'maxFileMb'> {
   readonly mode: SandboxMode;
-  readonly read: readonly string[];
-  readonly write: readonly string[];
-  readonly network: boolean;
-  readonly env: readonly string[];
-  readonly rye: readonly string[];
-  readonly daemon: boolean;
-  /** Declared permissions the caller's grants took away. */
-  readonly narrowed: readonly string[];
+  readonly max_file_mb: number;
   /** The bwrap arguments (a dry run with the sandbox on): what `--explain-sandbox` prints. */
   readonly argv?: readonly string[];
 }
@@ -127,19 +123,7 @@ export async function planRun(
     lockfile_fast_path: input.fastPath,
     snapshot: input.snapshot,
     files_left_out: input.filesLeftOut,
-    sandbox:
-      input.sandbox === null
-        ? null
-        : {
-            mode: input.sandbox.mode,
-            read: input.sandbox.permissions.read,
-            write: input.sandbox.permissions.write,
-            network: input.sandbox.permissions.network,
-            env: input.sandbox.permissions.env,
-            rye: input.sandbox.permissions.rye,
-            daemon: input.sandbox.permissions.daemon,
-            narrowed: input.sandbox.permissions.narrowed,
-          },
+    sandbox: input.sandbox === null ? null : plannedSandbox(input.sandbox),
   };
   if (primitive.itemId === PRIMITIVES.httpClient) {
     const request = planHttp(config, { env, vars, params, source: tool.itemId });
@@ -198,4 +182,9 @@ async function absoluteCommand(request: SubprocessRequest): Promise<SubprocessRe
     `Cannot run ${request.command}: it is in no absolute folder of PATH`,
     { command: request.command, probed },
   );
+}
+
+function plannedSandbox(sandbox: NonNullable<PlanInput['sandbox']>): PlannedSandbox {
+  const { maxFileMb, ...shown } = sandbox.permissions;
+  return { mode: sandbox.mode, ...shown, max_file_mb: maxFileMb };
 }

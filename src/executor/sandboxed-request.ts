@@ -4,7 +4,8 @@
  * bwrap is the program, the tool's command runs inside, and the environment
  * is built from nothing.
  */
-import { dirname, sep } from 'node:path';
+import { existsSync } from 'node:fs';
+import { dirname, join, sep } from 'node:path';
 import { RyeError } from '../errors/index.js';
 import { parsePermissions, type ToolPermissions } from '../items/index.js';
 import { packageRoot } from '../platform/index.js';
@@ -17,9 +18,11 @@ import {
   sandboxArgv,
   sandboxEnv,
   sandboxProgram,
+  withoutSecrets,
   type EffectivePermissions,
   type HiddenPaths,
   type PidsGroup,
+  type SandboxMode,
   type SandboxMount,
   type SandboxPlan,
 } from '../sandbox/index.js';
@@ -44,20 +47,29 @@ export function declaredPermissions(tool: ChainElement): ToolPermissions {
   );
 }
 
-export interface SandboxInput {
-  readonly request: SubprocessRequest;
-  readonly signedEnvNames: readonly string[];
+/**
+ * Everything about a tool's sandbox that is known before its request is
+ * rendered, built once per run: the operator's mode, the effective
+ * permissions, and where things are.
+ */
+export interface ToolSandbox {
+  readonly mode: SandboxMode;
   readonly permissions: EffectivePermissions;
   readonly projectPath: string;
+  /** What a project view never shows: the user space, the home's dot-folders, the run cache. */
   readonly hidden: HiddenPaths;
-  /** The caller's environment (permitted names, locale, RYE_BWRAP). */
+  /** The caller's environment (permitted names, locale, RYE_BWRAP, the interpreter probe's). */
   readonly caller: Readonly<Record<string, string | undefined>>;
-  /** Where the interpreter probe is cached. */
+  /** The run cache: snapshots, and the interpreter probe's answers. */
   readonly cacheDir: string;
-  /** Read-only extras: the snapshot, the verified manifest. */
-  readonly readOnly: readonly string[];
-  /** rye's variables for the runtime libraries. */
-  readonly ryeEnv: Readonly<Record<string, string>>;
+  /** The verified snapshot the tool runs from, bound read-only. */
+  readonly snapshot: string | null;
+}
+
+/** The rendered subprocess request and the names signed configuration set in its env. */
+export interface ToolProcess {
+  readonly request: SubprocessRequest;
+  readonly signedEnvNames: readonly string[];
 }
 
 export interface SandboxedRequest {
@@ -69,35 +81,60 @@ export interface SandboxedRequest {
 }
 
 /**
+ * The request to spawn for a tool process: inside bwrap when the sandbox is
+ * on, else as it is, as the user, with rye's variables added and every
+ * secret taken out either way.
+ */
+export function processRequest(
+  box: ToolSandbox,
+  tool: ToolProcess,
+  run: { readonly manifest: string; readonly ryeEnv: Readonly<Record<string, string>> },
+): { readonly request: SubprocessRequest; readonly pids: PidsGroup | null } {
+  if (box.mode === 'bwrap') return sandboxRequest(box, tool, run);
+  const env = withoutSecrets({ ...tool.request.env, ...run.ryeEnv, RYE_SANDBOX: 'off' });
+  return { request: { ...tool.request, env }, pids: null };
+}
+
+/**
  * Build the sandboxed request. Checks every permission path against the
  * disk (SANDBOX_PATH_REFUSED) and finds bwrap (SANDBOX_UNAVAILABLE) before
- * anything is spawned.
+ * anything is spawned. A dry run (`run` null) creates nothing: no folder, no
+ * cgroup.
  */
-export function sandboxRequest(input: SandboxInput, dryRun = false): SandboxedRequest {
-  const { request, permissions } = input;
-  const bwrap = findBwrap(input.caller);
-  const program = sandboxProgram(request.command, input.caller, input.cacheDir);
+export function sandboxRequest(
+  box: ToolSandbox,
+  tool: ToolProcess,
+  run: { readonly manifest: string; readonly ryeEnv: Readonly<Record<string, string>> } | null,
+): SandboxedRequest {
+  const { request } = tool;
+  const { permissions } = box;
+  const dryRun = run === null;
+  const bwrap = findBwrap(box.caller);
+  const program = sandboxProgram(request.command, box.caller, box.cacheDir, box.hidden);
   const system = hostSystemMounts();
   const wanted = [
-    ...new Set([...program.prefixes, packageRoot(), ...input.readOnly, dirname(program.binary)]),
+    ...new Set([
+      ...program.mounts,
+      ...packageMounts(),
+      ...(box.snapshot === null ? [] : [box.snapshot]),
+      ...(run === null ? [] : [run.manifest]),
+    ]),
   ];
-  // A folder inside another one already bound (or inside the system view) adds nothing.
+  // A path inside another one already bound (or inside the system view) adds nothing.
   const readOnly = wanted.filter(
     (path) =>
       !underSystem(path, system) && !wanted.some((o) => o !== path && path.startsWith(o + sep)),
   );
-  const project = projectMounts(input.projectPath, permissions, input.hidden, !dryRun);
+  const project = projectMounts(box.projectPath, permissions, box.hidden, !dryRun);
+  const verified = [...system.map((m) => m.target), ...readOnly];
   const visible = [
-    ...system.filter((m) => m.kind === 'ro').map((m) => m.target),
-    ...system.filter((m) => m.kind === 'symlink').map((m) => m.target),
-    ...readOnly,
+    ...verified,
     ...project.filter((m) => m.kind === 'ro' || m.kind === 'rw').map((m) => m.target),
   ];
-  const seen = (dir: string): boolean =>
-    visible.some((v) => dir === v || dir.startsWith(v.endsWith(sep) ? v : v + sep));
-  const cwdMount: SandboxMount[] = seen(request.cwd) ? [] : [{ kind: 'dir', target: request.cwd }];
+  const cwdMount: SandboxMount[] = within(request.cwd, visible)
+    ? []
+    : [{ kind: 'dir', target: request.cwd }];
   const limits = limitPrefix(permissions.maxFileMb) ?? [];
-  const command = [...limits, program.binary, ...request.args];
   const plan: SandboxPlan = {
     system,
     readOnly,
@@ -106,20 +143,21 @@ export function sandboxRequest(input: SandboxInput, dryRun = false): SandboxedRe
     cwd: request.cwd,
     network: permissions.network,
     daemon: permissions.daemon,
-    command,
+    command: [...limits, program.binary, ...request.args],
   };
   const resolved = Object.fromEntries(
     Object.entries(request.env).map(([k, v]) => [k, v === request.command ? program.binary : v]),
   );
   const env = sandboxEnv({
     resolved,
-    signedNames: input.signedEnvNames,
+    signedNames: tool.signedEnvNames,
     permitted: permissions.env,
-    caller: input.caller,
-    visible,
+    caller: box.caller,
+    // PATH: folders of verified or system content only, never the project's.
+    visible: verified,
     programDir: dirname(program.binary),
     home: SANDBOX_HOME,
-    rye: { ...input.ryeEnv, RYE_SANDBOX: 'bwrap' },
+    rye: { ...(run?.ryeEnv ?? {}), RYE_SANDBOX: 'bwrap' },
   });
   const pids = dryRun ? null : makePidsGroup();
   const argv = sandboxArgv(plan);
@@ -135,6 +173,23 @@ export function sandboxRequest(input: SandboxInput, dryRun = false): SandboxedRe
     bwrap,
     pids,
   };
+}
+
+/**
+ * What a sandbox needs of rye's own package: its built library (`@rye/core`,
+ * the TypeScript loader's registration), its dependencies and its CLI
+ * entry. Not the whole folder: a checkout of rye holds a `.git`, tests,
+ * perhaps a `.ai/` of its own.
+ */
+function packageMounts(): string[] {
+  const root = packageRoot();
+  return ['bin', 'dist', 'node_modules', 'package.json']
+    .map((name) => join(root, name))
+    .filter((path) => existsSync(path));
+}
+
+function within(path: string, folders: readonly string[]): boolean {
+  return folders.some((v) => path === v || path.startsWith(v.endsWith(sep) ? v : v + sep));
 }
 
 function underSystem(path: string, system: readonly SandboxMount[]): boolean {

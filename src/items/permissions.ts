@@ -63,7 +63,9 @@ export function isSecretEnvName(name: string): boolean {
 }
 
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
-const CAPABILITY = /^rye\.(execute|search|load|sign|\*)(\.[^\s]*)?$/;
+/** `rye.<verb>[.<type>[.<id pattern>]]`, verb and type each possibly `*` (the channel's grammar). */
+const CAPABILITY =
+  /^rye\.(?:execute|search|load|sign|\*)(?:\.(?:directive|tool|knowledge|\*)(?:\.\S+)?)?$/;
 const MAX_ENTRIES = 64;
 
 /** The outcome of {@link parsePermissions}: issues are errors, warnings do not block signing. */
@@ -119,7 +121,9 @@ export function parsePermissions(raw: unknown): ParsedPermissions {
     return null;
   });
   const rye = stringList(field('rye'), 'rye', issues, (pattern) =>
-    CAPABILITY.test(pattern) ? null : 'is not a capability pattern (rye.<verb>.<type>.<id>)',
+    CAPABILITY.test(pattern)
+      ? null
+      : 'is not a capability pattern (rye.<verb>.<type>.<id>, verb execute|search|load|sign|*, type directive|tool|knowledge|*)',
   );
   const network = flag(field('network'), 'network', issues) ?? false;
   const daemon = flag(field('daemon'), 'daemon', issues) ?? false;

@@ -36,7 +36,7 @@ export interface SandboxPlan {
  * namespace with its own `/proc`, a minimal `/dev`, a new session, and death
  * with rye unless the tool is a declared daemon. Filesystem: an empty root,
  * then the system read-only, fresh tmpfs for `/tmp` and the home folder, the
- * read-only extras, then the project view. The environment is not in the
+ * project view, then the read-only extras (over any writable project folder). The environment is not in the
  * argv (values may be secrets, and a command line is world-readable): the
  * caller starts bwrap with the sandbox's environment, built from nothing.
  * Pure.
@@ -48,8 +48,10 @@ export function sandboxArgv(plan: SandboxPlan): string[] {
   argv.push('--new-session', '--cap-drop', 'ALL');
   for (const mount of plan.system) argv.push(...mountArgs(mount));
   argv.push('--proc', '/proc', '--dev', '/dev', '--tmpfs', '/tmp', '--dir', plan.home);
-  for (const path of plan.readOnly) argv.push('--ro-bind', path, path);
   for (const mount of plan.project) argv.push(...mountArgs(mount));
+  // Last, so no writable project folder covers them: a run cache or an
+  // interpreter inside the project stays read-only.
+  for (const path of plan.readOnly) argv.push('--ro-bind', path, path);
   argv.push('--chdir', plan.cwd, '--', ...plan.command);
   return argv;
 }

@@ -57,6 +57,16 @@ export function sandboxEnv(input: SandboxEnvInput): Record<string, string> {
   env['HOME'] = input.home;
   env['TMPDIR'] = '/tmp';
   Object.assign(env, input.rye);
+  return withoutSecrets(env);
+}
+
+/**
+ * `env` without the names no tool process ever gets (provider keys,
+ * capability and MCP tokens, registry credentials), in place. With the
+ * sandbox off too: running as the user is the operator's choice, handing a
+ * tool rye's secrets is not.
+ */
+export function withoutSecrets(env: Record<string, string>): Record<string, string> {
   for (const name of Object.keys(env)) if (isSecretEnvName(name)) delete env[name];
   return env;
 }

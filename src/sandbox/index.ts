@@ -1,6 +1,6 @@
 export { sandboxArgv } from './argv.js';
 export type { SandboxMount, SandboxPlan } from './argv.js';
-export { sandboxEnv } from './env.js';
+export { sandboxEnv, withoutSecrets } from './env.js';
 export type { SandboxEnvInput } from './env.js';
 export { findBwrap, hostSystemMounts, unavailable } from './host.js';
 export { sandboxProgram } from './interpreter.js';

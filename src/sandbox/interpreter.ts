@@ -18,7 +18,7 @@ import {
   statSync,
   writeFileSync,
 } from 'node:fs';
-import { basename, dirname, isAbsolute, join } from 'node:path';
+import { basename, dirname, isAbsolute, join, sep } from 'node:path';
 import { RyeError } from '../errors/index.js';
 import { unavailable } from './host.js';
 
@@ -26,13 +26,24 @@ import { unavailable } from './host.js';
 export interface SandboxProgram {
   /** Absolute real path of an executable file (ELF, or a script whose interpreter is a system one). */
   readonly binary: string;
-  /** Folders to bind read-only besides the system ones (the install prefix), possibly none. */
-  readonly prefixes: readonly string[];
+  /**
+   * Paths to bind read-only besides the system ones: the install prefix, or
+   * the binary alone when its prefix would hold the home folder or the user
+   * space (an interpreter in `~/bin`); possibly none.
+   */
+  readonly mounts: readonly string[];
+}
+
+/** Folders whose content no interpreter prefix may bring into a sandbox. */
+export interface ProgramLimits {
+  readonly home: string | undefined;
+  readonly userAi: string;
 }
 
 const SYSTEM_ROOTS = ['/usr/', '/bin/', '/sbin/', '/lib/', '/lib64/'];
 const PROBES: readonly { readonly name: RegExp; readonly args: readonly string[] }[] = [
-  { name: /^python[0-9.]*$/, args: ['-c', 'import sys; sys.stdout.write(sys.executable)'] },
+  // -I: isolated, no user site, no PYTHON* variables, no working directory on sys.path.
+  { name: /^python[0-9.]*$/, args: ['-I', '-c', 'import sys; sys.stdout.write(sys.executable)'] },
   { name: /^node$/, args: ['-e', 'process.stdout.write(process.execPath)'] },
 ];
 
@@ -51,6 +62,7 @@ export function sandboxProgram(
   command: string,
   env: Readonly<Record<string, string | undefined>>,
   cacheDir: string,
+  limits: ProgramLimits,
 ): SandboxProgram {
   let real: string;
   let stat;
@@ -65,33 +77,31 @@ export function sandboxProgram(
     });
   }
   const key = `${command}\0${real}\0${stat.size}\0${stat.mtimeMs}\0${env['PYENV_VERSION'] ?? ''}`;
-  const hit = known.get(key);
+  const hit = known.get(`${key}\0${limits.home ?? ''}\0${limits.userAi}`);
   if (hit !== undefined) return hit;
   const head = readHead(real);
-  let program: SandboxProgram;
-  if (head.startsWith('\x7fELF')) program = { binary: real, prefixes: prefixOf(real) };
-  else if (head.startsWith('#!')) program = scriptProgram(command, real, head, env, cacheDir, key);
-  else program = { binary: real, prefixes: prefixOf(real) };
-  known.set(key, program);
+  const binary = head.startsWith('#!')
+    ? scriptBinary(command, real, head, env, cacheDir, key)
+    : real;
+  const program = { binary, mounts: mountsOf(binary, limits) };
+  known.set(`${key}\0${limits.home ?? ''}\0${limits.userAi}`, program);
   return program;
 }
 
-function scriptProgram(
+/** The binary a script stands for: the one a shim answers with, or the script itself. */
+function scriptBinary(
   command: string,
   real: string,
   head: string,
   env: Readonly<Record<string, string | undefined>>,
   cacheDir: string,
   key: string,
-): SandboxProgram {
+): string {
   const probe = PROBES.find((p) => p.name.test(basename(command)));
-  if (probe !== undefined) {
-    const binary = cachedProbe(cacheDir, key) ?? runProbe(command, probe.args, env, cacheDir, key);
-    return { binary, prefixes: prefixOf(binary) };
-  }
+  if (probe !== undefined)
+    return cachedProbe(cacheDir, key) ?? runProbe(command, probe.args, env, cacheDir, key);
   const interpreter = /^#!\s*(\S+)/.exec(head)?.[1] ?? '';
-  if (SYSTEM_ROOTS.some((root) => interpreter.startsWith(root)))
-    return { binary: real, prefixes: prefixOf(real) };
+  if (SYSTEM_ROOTS.some((root) => interpreter.startsWith(root))) return real;
   throw unavailable(
     `${command} is a script run by ${interpreter || 'an unknown interpreter'}, which a sandbox cannot see`,
     'ENOEXEC',
@@ -106,7 +116,14 @@ function runProbe(
   cacheDir: string,
   key: string,
 ): string {
-  const run = spawnSync(command, [...args], { env: { ...env }, encoding: 'utf8', timeout: 10_000 });
+  // From `/`: a version file in the project (pyenv's .python-version) is
+  // unsigned and does not choose the interpreter; the operator's environment does.
+  const run = spawnSync(command, [...args], {
+    cwd: '/',
+    env: { ...env },
+    encoding: 'utf8',
+    timeout: 10_000,
+  });
   const binary = (run.stdout ?? '').trim();
   if (run.status !== 0 || !isAbsolute(binary))
     throw unavailable(
@@ -119,11 +136,18 @@ function runProbe(
   return realBinary;
 }
 
-/** Install prefix of a binary outside the system folders: `<prefix>/bin/<name>` → `<prefix>`. */
-function prefixOf(binary: string): string[] {
+/**
+ * What to bind for a binary outside the system folders: its install prefix
+ * (`<prefix>/bin/<name>` → `<prefix>`), or the binary alone when the prefix
+ * is, or holds, the home folder or the user space.
+ */
+function mountsOf(binary: string, limits: ProgramLimits): string[] {
   if (SYSTEM_ROOTS.some((root) => binary.startsWith(root))) return [];
   const dir = dirname(binary);
-  return [basename(dir) === 'bin' ? dirname(dir) : dir];
+  const prefix = basename(dir) === 'bin' ? dirname(dir) : dir;
+  const holds = (path: string | undefined): boolean =>
+    path !== undefined && path !== '' && (path === prefix || path.startsWith(prefix + sep));
+  return holds(limits.home) || holds(limits.userAi) || prefix === sep ? [binary] : [prefix];
 }
 
 function readHead(path: string): string {

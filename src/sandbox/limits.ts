@@ -9,6 +9,7 @@
 import { existsSync, mkdirSync, rmdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
+import { setTimeout as delay } from 'node:timers/promises';
 
 /** Open files per process. */
 export const MAX_OPEN_FILES = 1024;
@@ -36,7 +37,8 @@ export interface PidsGroup {
   readonly dir: string;
   /** `/bin/sh -c 'echo $$ > …/cgroup.procs && exec "$@"' <dir>`: prefix of the bwrap command. */
   readonly enter: readonly string[];
-  remove(): void;
+  /** Remove the group once its processes are gone (the kernel tears a PID namespace down after bwrap exits). */
+  remove(): Promise<void>;
 }
 
 const PIDS_ROOTS = ['/sys/fs/cgroup/pids', '/sys/fs/cgroup'];
@@ -59,7 +61,7 @@ export function makePidsGroup(): PidsGroup | null {
     try {
       writeFileSync(join(dir, 'pids.max'), String(MAX_PROCESSES));
     } catch {
-      removeGroup(dir);
+      rmdirQuietly(dir);
       continue;
     }
     return {
@@ -71,12 +73,26 @@ export function makePidsGroup(): PidsGroup | null {
   return null;
 }
 
-/** rmdir the group; while the sandbox is still being torn down it is busy (EBUSY): try again for ~2 s. */
-function removeGroup(dir: string, tries = 40): void {
+/**
+ * rmdir the group. While the sandbox's namespace is still being torn down the
+ * group is busy (EBUSY): wait for it, up to ~2 s, so a run leaves no group.
+ */
+async function removeGroup(dir: string): Promise<void> {
+  for (let tries = 0; tries < 200; tries += 1) {
+    try {
+      rmdirSync(dir);
+      return;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EBUSY') return;
+    }
+    await delay(tries < 20 ? 1 : 10);
+  }
+}
+
+function rmdirQuietly(dir: string): void {
   try {
     rmdirSync(dir);
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'EBUSY' && tries > 0) setTimeout(() => removeGroup(dir, tries - 1), 50).unref();
+  } catch {
+    // an empty group the kernel keeps cheaply
   }
 }

@@ -17,7 +17,16 @@ export interface HiddenPaths {
   readonly userAi: string;
   /** The operator's home folder. */
   readonly home: string | undefined;
+  /** The run cache (snapshots, the interpreter probe's answers): read-only extras show what a run needs. */
+  readonly cache?: string;
 }
+
+/**
+ * What a project view shows of a `.ai/` that is also the user space's (rye
+ * run with the home folder as its project): the item folders, nothing of the
+ * user's own (config, cache, registry logins, approvals).
+ */
+const PROJECT_AI_FOLDERS = ['directives', 'tools', 'knowledge', 'plans', 'lockfiles', 'bundles'];
 
 /**
  * The mounts of the project view, in order: the read entries read-only (the
@@ -42,6 +51,16 @@ export function projectMounts(
   const masks = permissions.read.filter((e) => e.startsWith('!')).map(normalPermissionPath);
   const writes = permissions.write.filter((e) => !e.startsWith('!')).map(normalPermissionPath);
   const namesAi = (path: string): boolean => path === '.ai' || path.startsWith('.ai/');
+  const aiDir = join(root, '.ai');
+  // When the project's `.ai` is the user space's too, only its item folders show,
+  // and `.ai` itself is never writable (a tool could create the user's config.yaml).
+  const userAiIsProjectAi = realOrSelf(hidden.userAi) === aiDir;
+  if (userAiIsProjectAi && writes.includes('.ai'))
+    throw refused(
+      '.ai',
+      'write',
+      "names the user space's .ai (the project is the user space): name item folders, e.g. .ai/plans/**",
+    );
 
   const bind = (rel: string, what: 'read' | 'write'): void => {
     if (what === 'read') {
@@ -58,7 +77,6 @@ export function projectMounts(
   // entries, then the `!` masks: a later mount covers an earlier one.
   for (const rel of reads.filter((r) => !namesAi(r))) bind(rel, 'read');
   for (const rel of writes.filter((r) => !namesAi(r))) bind(rel, 'write');
-  const aiDir = join(root, '.ai');
   const wide = [...reads, ...writes].some((r) => !namesAi(r));
   if (wide && exists(aiDir) && !reads.includes('.ai') && !writes.includes('.ai'))
     mounts.push({ kind: 'tmpfs', target: aiDir });
@@ -74,10 +92,10 @@ export function projectMounts(
     writableTargets.some((v) => path === v || path.startsWith(v + sep));
   const shown = (path: string): boolean =>
     visible.some((v) => path === v || path.startsWith(v + sep));
-  // The project's own `.ai` follows the rules above even when it is the user space's too.
   const never = [
     ...NEVER_VISIBLE.map((r) => join(root, r)),
-    hidden.userAi,
+    ...(userAiIsProjectAi ? userOnlyEntries(aiDir) : [hidden.userAi]),
+    ...(hidden.cache === undefined ? [] : [hidden.cache]),
     ...homeDotEntries(hidden.home, root),
   ].filter((path) => path !== aiDir);
   for (const path of never) {
@@ -160,6 +178,25 @@ function homeDotEntries(home: string | undefined, root: string): string[] {
       .map((name) => join(real, name));
   } catch {
     return [];
+  }
+}
+
+/** The entries of a user space's `.ai/` that are not item folders. */
+function userOnlyEntries(aiDir: string): string[] {
+  try {
+    return readdirSync(aiDir)
+      .filter((name) => !PROJECT_AI_FOLDERS.includes(name))
+      .map((name) => join(aiDir, name));
+  } catch {
+    return [];
+  }
+}
+
+function realOrSelf(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    return path;
   }
 }
 

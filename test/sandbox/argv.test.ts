@@ -104,7 +104,7 @@ describe('sandboxArgv', () => {
     expect(daemon).toContain('--unshare-all');
   });
 
-  it('mounts in order: system, /proc /dev /tmp and home, read-only extras, the project view, then --chdir and the command', () => {
+  it('mounts in order: system, /proc /dev /tmp and home, the project view, read-only extras (over any writable project folder), then --chdir and the command', () => {
     const argv = sandboxArgv(plan());
     const at = (run: string[]): number => {
       const i = indexOfRun(argv, run);
@@ -119,14 +119,14 @@ describe('sandboxArgv', () => {
       at(['--dev', '/dev']),
       at(['--tmpfs', '/tmp']),
       at(['--dir', '/tmp/home']),
-      at(['--ro-bind', '/opt/python', '/opt/python']),
-      at(['--ro-bind', '/rye/pkg', '/rye/pkg']),
-      at(['--ro-bind', '/cache/snap', '/cache/snap']),
       at(['--ro-bind', '/p', '/p']),
       at(['--tmpfs', '/p/.ai']),
       at(['--ro-bind', '/dev/null', '/p/secret.txt']),
       at(['--bind', '/p/out', '/p/out']),
       at(['--dir', '/p/work']),
+      at(['--ro-bind', '/opt/python', '/opt/python']),
+      at(['--ro-bind', '/rye/pkg', '/rye/pkg']),
+      at(['--ro-bind', '/cache/snap', '/cache/snap']),
       at(['--chdir', '/p']),
       argv.indexOf('--'),
     ];
@@ -591,7 +591,7 @@ describe('projectMounts', () => {
     expect(lastMountOver(mounts, join(project, '.ai/threads/T-1'))?.kind).toBe('tmpfs');
   });
 
-  // BUG (src/sandbox/mounts.ts, projectMounts): the masks of `.ai/threads`,
+  // Regression (was a bug in src/sandbox/mounts.ts, projectMounts): the masks of `.ai/threads`,
   // `.ai/keys` and `.ai/trusted_keys` are added only when the folder exists
   // (`shown(path) && exists(path)`). A tool that may write `.ai/**` in a
   // project that has no `.ai/keys` or `.ai/trusted_keys` yet can create them
@@ -687,7 +687,7 @@ describe('projectMounts', () => {
     expect(lastMountOver(mounts, join(root, 'home/notes.txt'))?.kind).toBe('ro');
   });
 
-  // BUG (src/sandbox/mounts.ts, projectMounts): when the project *is* the user
+  // Regression (was a bug in src/sandbox/mounts.ts, projectMounts): when the project *is* the user
   // space (rye run from the home folder: discovery then falls back to the cwd,
   // or `--project ~`), the user space's `.ai` is removed from the hidden paths
   // ("the project's own .ai follows the rules above"), so only .ai/threads,
@@ -696,32 +696,30 @@ describe('projectMounts', () => {
   // approvals and the user config; one that writes `.ai/**` (the registry
   // tool) can write `sandbox: off` into the user config. CONTAINMENT.md §1.5:
   // "never: the user space (~/.ai: keys, trust, cache, tokens)".
-  it.fails(
-    'BUG: when the project is the user space, .ai/** shows nothing of the user space',
-    () => {
-      const { root, project } = tempProject([
-        '.ai/registry/tokens.json',
-        '.ai/trust/approved-projects.json',
-        '.ai/config.yaml',
-        '.ai/keys/private_key.pem',
-      ]);
-      const mounts = projectMounts(project, perms(['.', '.ai/**'], ['.ai/**']), {
-        userAi: join(project, '.ai'),
-        home: join(root, 'home'),
-      });
-      for (const rel of [
-        '.ai/keys/private_key.pem',
-        '.ai/registry/tokens.json',
-        '.ai/trust/approved-projects.json',
-        '.ai/config.yaml',
-      ]) {
-        const over = lastMountOver(mounts, join(project, rel));
-        const masked =
-          over?.kind === 'tmpfs' || (over?.kind === 'ro' && over.source === '/dev/null');
-        expect(masked, rel).toBe(true);
-      }
-    },
-  );
+  it('when the project is the user space, .ai/** shows nothing of the user space', () => {
+    const { root, project } = tempProject([
+      '.ai/registry/tokens.json',
+      '.ai/trust/approved-projects.json',
+      '.ai/config.yaml',
+      '.ai/keys/private_key.pem',
+    ]);
+    const userSpace = { userAi: join(project, '.ai'), home: join(root, 'home') };
+    // `.ai` itself is never writable there: the tool could create the user's config.
+    expect(() => projectMounts(project, perms(['.', '.ai/**'], ['.ai/**']), userSpace)).toThrow(
+      /SANDBOX_PATH_REFUSED|user space/,
+    );
+    const mounts = projectMounts(project, perms(['.', '.ai/**'], ['.ai/plans/**']), userSpace);
+    for (const rel of [
+      '.ai/keys/private_key.pem',
+      '.ai/registry/tokens.json',
+      '.ai/trust/approved-projects.json',
+      '.ai/config.yaml',
+    ]) {
+      const over = lastMountOver(mounts, join(project, rel));
+      const masked = over?.kind === 'tmpfs' || (over?.kind === 'ro' && over.source === '/dev/null');
+      expect(masked, rel).toBe(true);
+    }
+  });
 
   it('applies the same mount only once', () => {
     const { root, project } = tempProject(['.ai/x']);

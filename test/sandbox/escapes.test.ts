@@ -868,41 +868,38 @@ describe('the sandbox cannot be turned off from the project, the tool or the cal
 // Known bugs in src/ (each test asserts the contained behaviour and fails today).
 
 describe('known containment bugs', () => {
-  // BUG (src/sandbox/interpreter.ts, prefixOf): the "install prefix" of an
+  // Regression (was a bug in src/sandbox/interpreter.ts, prefixOf): the "install prefix" of an
   // interpreter outside the system folders is the parent of its `bin/`
   // folder, unchecked. An interpreter at `$HOME/bin/<name>` (RYE_SHELL,
   // RYE_NODE, RYE_PYTHON, or the first python3/node on the operator's PATH)
   // makes the prefix `$HOME`, and the whole home folder is bound read-only
   // into every sandbox: ~/.ssh, ~/.ai/keys/private_key.pem, other projects.
-  it.fails(
-    'BUG: an interpreter installed in ~/bin does not bind the whole home folder',
-    async () => {
-      const bfx = await makeFixture();
-      try {
-        writeProbe(bfx, 'shell', 'default');
-        await bfx.sign('esc/**');
-        const shell = join(bfx.home, 'bin', 'sh');
-        mkdirSync(join(bfx.home, 'bin'));
-        writeFileSync(shell, readFileSync('/bin/sh'), { mode: 0o755 });
-        const r = await probe(
-          bfx,
-          probeId('shell', 'default'),
-          'read',
-          { a: bfx.paths.ssh },
-          {
-            env: { ...bfx.env, RYE_SHELL: shell },
-          },
-        );
-        expect(r.result.status, r.text).toBe('success');
-        expect(r.ok, r.text).toBe(false);
-        expect(leaked(r.text, bfx.secrets)).toEqual([]);
-      } finally {
-        bfx.remove();
-      }
-    },
-  );
+  it('an interpreter installed in ~/bin does not bind the whole home folder', async () => {
+    const bfx = await makeFixture();
+    try {
+      writeProbe(bfx, 'shell', 'default');
+      await bfx.sign('esc/**');
+      const shell = join(bfx.home, 'bin', 'sh');
+      mkdirSync(join(bfx.home, 'bin'));
+      writeFileSync(shell, readFileSync('/bin/sh'), { mode: 0o755 });
+      const r = await probe(
+        bfx,
+        probeId('shell', 'default'),
+        'read',
+        { a: bfx.paths.ssh },
+        {
+          env: { ...bfx.env, RYE_SHELL: shell },
+        },
+      );
+      expect(r.result.status, r.text).toBe('success');
+      expect(r.ok, r.text).toBe(false);
+      expect(leaked(r.text, bfx.secrets)).toEqual([]);
+    } finally {
+      bfx.remove();
+    }
+  });
 
-  // BUG (src/sandbox/mounts.ts, projectMounts): `.ai/keys`, `.ai/trusted_keys`
+  // Regression (was a bug in src/sandbox/mounts.ts, projectMounts): `.ai/keys`, `.ai/trusted_keys`
   // and `.ai/threads` are masked only when they exist. A tool that may write
   // `.ai/**` creates them on the host in a project that has none yet: it can
   // plant a private key, a trust-store entry or a forged thread transcript.
@@ -925,16 +922,15 @@ describe('known containment bugs', () => {
     }
   });
 
-  // BUG (src/sandbox/limits.ts, makePidsGroup().remove, called from
+  // Regression (was a bug in src/sandbox/limits.ts, makePidsGroup().remove, called from
   // runPrimitive's finally in src/executor/execute.ts): as root each sandbox
   // gets a pids cgroup, removed with one rmdir as soon as the run returns.
   // The sandbox's processes are often still being torn down then, rmdir fails
   // with EBUSY, the error is swallowed, and the empty group stays forever
   // (hundreds accumulate under /sys/fs/cgroup/pids/rye-* after a test run; a
-  // long-lived MCP server leaks one every other call). Skipped rather than
-  // marked failing: the leak is frequent but not certain on every run, so an
-  // `it.fails` would be flaky. Remove the skip to see it.
-  it.skip('BUG: the pids cgroup of a finished sandbox is removed', async () => {
+  // long-lived MCP server leaks one every other call). remove() now waits for
+  // the group to empty before the run returns.
+  it('the pids cgroup of a finished sandbox is removed', async () => {
     const root = '/sys/fs/cgroup/pids';
     if (process.getuid?.() !== 0 || !existsSync(join(root, 'cgroup.procs'))) return;
     const groupOf = (pid: number): string | null => {

@@ -23,6 +23,13 @@ import { THREAD_TOOL_PREFIX } from './execute-thread-tool.js';
 const WILDCARD_VERBS: readonly CapVerb[] = CAP_VERBS.filter((verb) => verb !== 'sign');
 
 /**
+ * How deep tools may run tools through the channel (a tool's `execute` runs
+ * another tool, whose channel is one deeper). Each level is a sandbox of its
+ * own, outside the caller's process limits: the depth bounds the fan-out.
+ */
+export const MAX_CHANNEL_DEPTH = 3;
+
+/**
  * The operation channel's answers (CONTAINMENT.md §1.7): each request runs
  * through `runOperation` under `ctx.authority` narrowed to the tool's signed
  * `rye:` patterns, so it must be allowed by both. An `execute` of a
@@ -58,10 +65,17 @@ export function channelHandler(ctx: OperationContext): ChannelHandler {
           'Cannot execute a directive from a tool: the operation channel starts no thread',
           { operation: 'execute', item_type: 'directive' },
         );
+      const channelDepth = (ctx.channelDepth ?? 0) + 1;
+      if (request.op === 'execute' && channelDepth > MAX_CHANNEL_DEPTH)
+        throw new RyeError(
+          'CHANNEL_DENIED',
+          `Cannot execute through the channel: tools may run tools ${MAX_CHANNEL_DEPTH} deep at most`,
+          { operation: 'execute', depth: channelDepth },
+        );
       const authority = authorityFor(toolPatterns);
       if (request.op === 'execute' && itemId?.startsWith(THREAD_TOOL_PREFIX) === true)
         requireAllowed(authority, 'execute', 'tool', itemId);
-      return await runOperation(request.op, input, { ...ctx, authority });
+      return await runOperation(request.op, input, { ...ctx, authority, channelDepth });
     } catch (error) {
       if (isRyeError(error)) return errorResult(error, itemId);
       throw error;

@@ -37,4 +37,6 @@ export interface OperationContext {
   readonly sandbox?: 'off';
   /** What a directive's `<sandbox>` narrows its tools' permissions to (never widens). */
   readonly sandboxGrants?: SandboxGrants;
+  /** How many operation channels deep this call is: a tool's call through fd 3 is one deeper. */
+  readonly channelDepth?: number;
 }

@@ -1,4 +1,5 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import {
@@ -7,7 +8,11 @@ import {
   parseCapability,
   type Authority,
 } from '../../../src/threads/capabilities/index.js';
-import { capsOfToolPatterns, channelHandler } from '../../../src/threads/ops/channel-handler.js';
+import {
+  MAX_CHANNEL_DEPTH,
+  capsOfToolPatterns,
+  channelHandler,
+} from '../../../src/threads/ops/channel-handler.js';
 import { executeTool, type OperationContext } from '../../../src/threads/ops/index.js';
 import { makeExecProject, type ExecProject } from '../../helpers/exec-project.js';
 
@@ -374,5 +379,28 @@ describe('channelHandler()', () => {
     expect(
       await handler({ op: 'load', input: { item_type: 'knowledge', item_id: 'notes/hello' } }, []),
     ).toMatchObject({ status: 'error', error: { code: 'CAPABILITY_DENIED' } });
+  });
+
+  it('refuses an execute deeper than MAX_CHANNEL_DEPTH tools running tools, and runs nothing', async () => {
+    const p = await project();
+    const marker = join(p.root, 'deep-marker');
+    p.write(
+      '.ai/tools/ch/deep.mjs',
+      nodeTool('').replace(
+        'const { requests',
+        `import { writeFileSync } from 'node:fs';\nwriteFileSync(${JSON.stringify(marker)}, 'ran');\nconst { requests`,
+      ),
+    );
+    await p.sign('tool', 'ch/**');
+    const handler = channelHandler({ ...context(p), channelDepth: MAX_CHANNEL_DEPTH });
+    const deeper = {
+      op: 'execute' as const,
+      input: { item_type: 'tool', item_id: 'ch/deep', parameters: {} },
+    };
+    expect(await handler(deeper, ['rye.execute.tool.*'])).toMatchObject({
+      status: 'error',
+      error: { code: 'CHANNEL_DENIED' },
+    });
+    expect(existsSync(marker)).toBe(false);
   });
 });
