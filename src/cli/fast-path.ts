@@ -83,7 +83,8 @@ export const FAST_COMMANDS: readonly FastCommand[] = [
     name: 'execute',
     argumentCount: 2,
     firstArgument: 'tool',
-    flags: ['--json', '--dry-run', '--frozen', '--no-sandbox', '--explain-sandbox'],
+    // --no-sandbox is commander's negated option: it goes the commander way.
+    flags: ['--json', '--dry-run', '--frozen', '--explain-sandbox'],
     values: ['--project', '--params', '--params-file', '--caps'],
     // A directive's options (--inputs, --plan, --spawn, --limit) are left to commander.
     lists: [],

@@ -16,13 +16,12 @@ export async function operationContext(
   };
 }
 
-/** `--no-sandbox` as commander (`sandbox: false`) and the fast path (`noSandbox: true`) give it. */
+/** `--no-sandbox`, as commander gives it (`sandbox: false`). */
 export interface SandboxFlags {
   readonly sandbox?: boolean;
-  readonly noSandbox?: boolean;
 }
 
 /** True when the operator passed `--no-sandbox`. */
 export function sandboxOff(options: SandboxFlags): boolean {
-  return options.sandbox === false || options.noSandbox === true;
+  return options.sandbox === false;
 }

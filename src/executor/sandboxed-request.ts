@@ -5,7 +5,7 @@
  * is built from nothing.
  */
 import { existsSync } from 'node:fs';
-import { dirname, join, sep } from 'node:path';
+import { basename, dirname, join, sep } from 'node:path';
 import { RyeError } from '../errors/index.js';
 import { parsePermissions, type ToolPermissions } from '../items/index.js';
 import { packageRoot } from '../platform/index.js';
@@ -183,9 +183,12 @@ export function sandboxRequest(
  */
 function packageMounts(): string[] {
   const root = packageRoot();
-  return ['bin', 'dist', 'node_modules', 'package.json']
-    .map((name) => join(root, name))
-    .filter((path) => existsSync(path));
+  const own = ['bin', 'dist', 'node_modules', 'package.json'].map((name) => join(root, name));
+  // Installed as a dependency, rye's own dependencies may be hoisted beside it.
+  const parent = dirname(root);
+  return [...own, ...(basename(parent) === 'node_modules' ? [parent] : [])].filter((path) =>
+    existsSync(path),
+  );
 }
 
 function within(path: string, folders: readonly string[]): boolean {

@@ -25,6 +25,10 @@ import {
   startFakeRegistry,
 } from '../registry/client/fixtures.js';
 
+// The tools of this suite write proof markers beside the project, where no
+// sandbox lets them: it runs with the operator's `sandbox: off` (containment
+// is tested in test/sandbox).
+
 const ITEM_ROOTS = [
   '.ai/directives/apps/todo',
   '.ai/tools/apps/todo',
@@ -158,7 +162,7 @@ const SETTINGS = '{"greeting": "hello"}\n';
  * (trusted) key listing those files plus `stray` with its true bytes.
  */
 async function notesWithManifest(stray: string | null) {
-  const p = await makeExecProject();
+  const p = await makeExecProject({ sandbox: 'off' });
   const marker = join(p.root, 'marker');
   p.write(`${TOOL_DIR}/__init__.py`, '');
   p.write(`${TOOL_DIR}/settings.json`, SETTINGS);

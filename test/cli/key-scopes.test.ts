@@ -17,6 +17,10 @@ import { rye } from '../helpers/cli.js';
 import { BUILT_SYSTEM, makeExecProject, type ExecProject } from '../helpers/exec-project.js';
 import { makeSigner } from '../helpers/keys.js';
 
+// The tools of this suite write proof markers beside the project, where no
+// sandbox lets them: it runs with the operator's `sandbox: off` (containment
+// is tested in test/sandbox).
+
 /** A python tool at `<category>/<name>` that writes `marker` when it runs. */
 const markerTool = (category: string, marker: string, executor: string): string => `import json
 __version__ = "1.0.0"
@@ -54,7 +58,7 @@ const execute = (p: ExecProject, id: string) =>
 
 describe('key scopes, through the CLI', () => {
   it('a key scoped to apps/* signs other/tool: refused as untrusted, nothing ran; apps/tool runs', async () => {
-    const p = await makeExecProject();
+    const p = await makeExecProject({ sandbox: 'off' });
     const { signer, publicKeyPem } = makeSigner('carol');
     const pem = join(p.root, 'carol.pem');
     writeFileSync(pem, publicKeyPem);
@@ -97,7 +101,7 @@ describe('key scopes, through the CLI', () => {
   });
 
   it('rye trust list shows each key with its scope; a bad --scope is a usage error', async () => {
-    const p = await makeExecProject();
+    const p = await makeExecProject({ sandbox: 'off' });
     const { publicKeyPem } = makeSigner('dave');
     const pem = join(p.root, 'dave.pem');
     writeFileSync(pem, publicKeyPem);
@@ -133,7 +137,7 @@ describe('key scopes, through the CLI', () => {
       .replace(/^# rye:signed:.*\n/, '')
       .replace('category: rye/core/runtimes', 'category: proj/runtimes');
     const setup = async (runtimeScope: string[]) => {
-      const p = await makeExecProject();
+      const p = await makeExecProject({ sandbox: 'off' });
       const toolKey = stranger(p, 'tools-author', { ids: ['proj/tool'], itemTypes: ['tool'] });
       const runtimeKey = stranger(p, 'runtime-author', { ids: runtimeScope, itemTypes: null });
       const marker = join(p.root, 'marker');
@@ -164,7 +168,7 @@ describe('key scopes, through the CLI', () => {
 
   it('a bundle manifest signed by a key not scoped for the bundle does not cover an unsigned file', async () => {
     const setup = async (scope: KeyScope) => {
-      const p = await makeExecProject();
+      const p = await makeExecProject({ sandbox: 'off' });
       const marker = join(p.root, 'marker');
       p.write('.ai/tools/apps/notes/__init__.py', '');
       // Unsigned: only a manifest entry could authenticate it.
@@ -213,7 +217,7 @@ describe('key scopes, through the CLI', () => {
 
 describe('rye verify-file --item-id', () => {
   it('verifies a file signed by a scoped key only as an id the scope covers', async () => {
-    const p = await makeExecProject();
+    const p = await makeExecProject({ sandbox: 'off' });
     const signer = stranger(p, 'dana', { ids: ['apps/*'], itemTypes: null });
     writeSigned(p, 'loose/tool.py', markerTool('apps', join(p.root, 'm'), PY_RUNTIME), signer);
     const file = join(p.project, 'loose/tool.py');

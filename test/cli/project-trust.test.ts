@@ -23,6 +23,10 @@ import {
 import { rye, type CliResult } from '../helpers/cli.js';
 import { makeExecProject, type ExecProject } from '../helpers/exec-project.js';
 
+// The tools of this suite write proof markers beside the project, where no
+// sandbox lets them: it runs with the operator's `sandbox: off` (containment
+// is tested in test/sandbox).
+
 /** A stranger's key pair (not the user's), as a repository author would ship it. */
 async function stranger(p: ExecProject, name: string): Promise<{ signer: Signer; toml: string }> {
   const dir = join(p.root, `${name}-keys`);
@@ -54,7 +58,7 @@ async function clonedProject(): Promise<{
   marker: string;
   real: string;
 }> {
-  const p = await makeExecProject();
+  const p = await makeExecProject({ sandbox: 'off' });
   const { signer, toml } = await stranger(p, 'mallory');
   const marker = join(p.root, 'tool-ran');
   p.write(`.ai/trusted_keys/${signer.fingerprint}.toml`, toml);
@@ -180,7 +184,7 @@ describe('project trust needs the user’s approval', () => {
   });
 
   it('approve with no key files approves nothing', async () => {
-    const p = await makeExecProject();
+    const p = await makeExecProject({ sandbox: 'off' });
     const res = await cli(p, 'trust', 'approve');
     expect(res.code).toBe(0);
     expect(res.json()).toMatchObject({ approved: false, status: 'none' });
@@ -188,7 +192,7 @@ describe('project trust needs the user’s approval', () => {
   });
 
   it('trust add --space project keeps an approved (or empty) store approved; it never approves keys already pending', async () => {
-    const p = await makeExecProject();
+    const p = await makeExecProject({ sandbox: 'off' });
     const carol = await stranger(p, 'carol');
     const source = join(p.root, 'carol.toml');
     writeFileSync(source, carol.toml);
@@ -265,7 +269,7 @@ describe('ids under rye/ resolve from system space only', () => {
   });
 
   it('a project tool under rye/ is refused (ITEM_ID_RESERVED) and never runs', async () => {
-    const p = await makeExecProject();
+    const p = await makeExecProject({ sandbox: 'off' });
     const marker = join(p.root, 'reserved-ran');
     const signer = await readSigner(join(p.user, '.ai/keys'));
     p.write(
@@ -285,7 +289,7 @@ describe('ids under rye/ resolve from system space only', () => {
 
 describe('rye trust approve --sha256', () => {
   it('approves only the content the user reviewed: a store changed since is refused (TRUST_PROJECT_CHANGED)', async () => {
-    const p = await makeExecProject();
+    const p = await makeExecProject({ sandbox: 'off' });
     const mallory = await stranger(p, 'mallory');
     p.write(`.ai/trusted_keys/${mallory.signer.fingerprint}.toml`, mallory.toml);
     const list = () => rye(['trust', 'list', '--json'], { env: p.env, cwd: p.project });

@@ -32,8 +32,10 @@ export interface CatalogProject extends ExecProject {
   readonly indexDir: string;
 }
 
-export async function makeCatalogProject(): Promise<CatalogProject> {
-  const p = await makeExecProject();
+export async function makeCatalogProject(
+  options: { sandbox?: 'off' } = {},
+): Promise<CatalogProject> {
+  const p = await makeExecProject(options);
   const signer = await readSigner(keyDir(p.spaces));
   const itemPath = (type: ItemType, id: string, ext: string, base = p.project): string =>
     join(base, '.ai', FOLDER[type], `${id}${ext}`);

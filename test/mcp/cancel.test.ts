@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
@@ -15,10 +15,6 @@ import {
  * the `late` marker, writes both pids, and sleeps a minute.
  */
 async function withTreeTool(p: McpProject): Promise<void> {
-  // The tool's grandchild writes its markers beside the project, where no sandbox lets it:
-  // this suite tests the kill of the tree, with the operator's `sandbox: off`.
-  mkdirSync(join(p.user, '.ai'), { recursive: true });
-  writeFileSync(join(p.user, '.ai', 'config.yaml'), 'sandbox: off\n');
   p.write(
     '.ai/tools/t/tree.py',
     pythonTool(

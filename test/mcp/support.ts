@@ -57,7 +57,10 @@ export interface McpProject extends CatalogProject {
  * `ceilings/reader`.
  */
 export async function makeMcpProject(): Promise<McpProject> {
-  const p = await makeCatalogProject();
+  // The MCP suites test the protocol and the server's guards; their tools write
+  // markers (and pids) beside the project, where no sandbox lets them: the
+  // operator's `sandbox: off`. Containment is tested in test/sandbox.
+  const p = await makeCatalogProject({ sandbox: 'off' });
   const markers = join(p.root, 'markers');
   p.write('markers/.keep', '', p.root);
   p.write('.ai/tools/t/echo.py', pythonTool('t', 'print(json.dumps({"echo": params}))'));

@@ -8,7 +8,6 @@ import { emit } from '../report.js';
 export interface DirectiveCliOptions {
   readonly caps?: string;
   readonly sandbox?: boolean;
-  readonly noSandbox?: boolean;
   readonly inputs?: string;
   readonly plan?: boolean;
   readonly spawn?: boolean;

@@ -15,9 +15,8 @@ export type ExecuteOptions = CommonOptions & {
   readonly spawn?: boolean;
   readonly detachedWorker?: boolean;
   readonly limit: readonly string[];
-  /** commander's `--no-sandbox` (false when given); the fast path sets `noSandbox`. */
+  /** commander's `--no-sandbox`: false when given. */
   readonly sandbox?: boolean;
-  readonly noSandbox?: boolean;
   readonly explainSandbox?: boolean;
 };
 

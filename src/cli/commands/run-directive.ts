@@ -8,7 +8,6 @@ import { threadInterrupts } from '../thread-interrupts.js';
 export interface RunDirectiveOptions {
   readonly caps?: string;
   readonly sandbox?: boolean;
-  readonly noSandbox?: boolean;
   readonly limit: readonly string[];
 }
 
