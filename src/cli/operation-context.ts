@@ -1,3 +1,4 @@
+import { IN_PROCESS_TOOLS } from '../registry/in-process.js';
 import type { OperationContext } from '../threads/ops/index.js';
 import { commandAuthority } from './authority.js';
 import type { CommandContext } from './context.js';
@@ -13,6 +14,7 @@ export async function operationContext(
     env: ctx.io.env,
     authority: await commandAuthority(ctx, caps),
     ...(sandboxOff(options) ? { sandbox: 'off' as const } : {}),
+    inProcessTools: IN_PROCESS_TOOLS,
   };
 }
 

@@ -18,7 +18,7 @@ import { PRIMITIVES } from './primitive-config.js';
 import { loadDotenvTrust } from './project-dotenv.js';
 import { cacheDirOf, materializeSnapshot } from './snapshot.js';
 import { planSnapshot } from './snapshot-plan.js';
-import { runPrimitive } from './run-primitive.js';
+import { runInProcess, runPrimitive } from './run-primitive.js';
 import { planRun, type ExecutionPlan } from './run-plan.js';
 import type { ChainElement } from './types.js';
 import { VerifiedFileCache } from './verify-deps.js';
@@ -74,7 +74,24 @@ export interface ExecuteOptions {
     readonly grants?: SandboxGrants;
     readonly channel?: ChannelHandler;
   };
+  /**
+   * System tools rye runs in its own process once they verified like any
+   * tool (CONTAINMENT.md §1.8): the bundler and the registry client, which
+   * sign with the user's key, which no tool process ever holds. Keyed by tool
+   * id; honoured only for a tool that resolved from the system space.
+   */
+  readonly inProcess?: Readonly<Record<string, InProcessTool>>;
 }
+
+/**
+ * A system tool's body, run in rye's process with the tool's checked params
+ * (its signed file is verified, its chain pinned, its params validated first).
+ */
+export type InProcessTool = (run: {
+  readonly spaces: Spaces;
+  readonly params: Readonly<Record<string, unknown>>;
+  readonly env: Readonly<Record<string, string | undefined>>;
+}) => Promise<{ readonly ok: boolean; readonly data: unknown; readonly message?: string }>;
 
 /** One chain element as reported (and as a lockfile pins it). */
 export interface ChainEntry {
@@ -153,11 +170,11 @@ export async function execute(options: ExecuteOptions): Promise<ExecuteResult> {
   );
   options.authorizeChain?.(chain.map((element) => element.itemId));
   const applied = anchor !== null;
-  const permissions = effectivePermissions(
-    declaredPermissions(chain[0] as ChainElement),
-    options.sandbox?.grants,
-  );
-  const isSubprocess = (chain.at(-1) as ChainElement).itemId === PRIMITIVES.subprocess;
+  const tool = chain[0] as ChainElement;
+  const permissions = effectivePermissions(declaredPermissions(tool), options.sandbox?.grants);
+  const inProcess = tool.space === 'system' ? options.inProcess?.[toolId] : undefined;
+  const isSubprocess =
+    inProcess === undefined && (chain.at(-1) as ChainElement).itemId === PRIMITIVES.subprocess;
   const mode: SandboxMode = options.sandbox?.mode ?? readSandboxMode(spaces.user);
   const cacheDir = baseEnv['RYE_CACHE_DIR'] as string;
 
@@ -186,7 +203,7 @@ export async function execute(options: ExecuteOptions): Promise<ExecuteResult> {
   const runVars = snapshot?.vars ?? vars;
 
   // 7–10. Environment, anchor paths and cwd, params, the primitive's request.
-  const { plan, run } = await planRun({
+  const { plan, run, params } = await planRun({
     spaces,
     chain,
     anchor,
@@ -245,6 +262,16 @@ export async function execute(options: ExecuteOptions): Promise<ExecuteResult> {
     });
 
   // 11. Run; 12. pin the chain after a first successful run.
+  if (inProcess !== undefined) {
+    const outcome = await runInProcess(inProcess, { spaces, params, env: callerEnv, toolId });
+    if (outcome.status === 'success' && lock === null && !frozen)
+      lockMetadata = await pin(spaces, chain, deps.pins);
+    return finish(
+      outcome.status,
+      outcome.data,
+      outcome.error === undefined ? {} : { error: outcome.error },
+    );
+  }
   const snapshotFiles =
     snapshot === null ? [] : [...materializeSnapshot(snapshot.layout, snapshot.sources)];
   const outcome = await runPrimitive(run, {

@@ -91,9 +91,12 @@ export interface PlanInput {
  *   for a project `.env` that is there but fails: its integrity code,
  *   EXECUTOR_DOTENV_REFUSED, FILE_UNREADABLE, FILE_TOO_LARGE, FILE_BINARY.
  */
-export async function planRun(
-  input: PlanInput,
-): Promise<{ plan: ExecutionPlan; run: PrimitiveRequest }> {
+export async function planRun(input: PlanInput): Promise<{
+  plan: ExecutionPlan;
+  run: PrimitiveRequest;
+  /** The params as checked against the tool's `config_schema` (defaults applied). */
+  params: Record<string, unknown>;
+}> {
   const { spaces, chain, anchor, baseEnv } = input;
   const tool = chain[0] as ChainElement;
   const primitive = chain.at(-1) as ChainElement;
@@ -130,6 +133,7 @@ export async function planRun(
     return {
       plan: { ...common, argv: null, url: request.url, cwd: null, timeout_ms: request.timeoutMs },
       run: { kind: 'http', request },
+      params,
     };
   }
   const request = await absoluteCommand(
@@ -149,6 +153,7 @@ export async function planRun(
       cwd: request.cwd,
       timeout_ms: request.timeoutMs,
     },
+    params,
     run: {
       kind: 'subprocess',
       request,

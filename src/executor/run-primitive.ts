@@ -10,7 +10,7 @@ import { isRyeError, type ErrorCode } from '../errors/index.js';
 import { fileUrlOf, packageRoot } from '../platform/index.js';
 import { unavailable } from '../sandbox/index.js';
 import { serveChannel, type ChannelHandler } from './channel.js';
-import type { ExecuteResult } from './execute.js';
+import type { ExecuteResult, InProcessTool } from './execute.js';
 import { runSubprocess } from './primitives/subprocess.js';
 import type { PrimitiveRequest } from './run-plan.js';
 import { processRequest, type ToolSandbox } from './sandboxed-request.js';
@@ -110,6 +110,39 @@ export async function runPrimitive(run: PrimitiveRequest, ctx: RunContext): Prom
     served?.ended();
     await pids?.remove();
     await removeVerifiedManifest(manifest);
+  }
+}
+
+/**
+ * Run a system tool's body in this process: its result is the tool's data
+ * (`{success: true, ...}`), a refusal is EXECUTE_TOOL_FAILED with the
+ * body's message, as the tool file itself reports.
+ */
+export async function runInProcess(
+  body: InProcessTool,
+  run: Parameters<InProcessTool>[0] & { readonly toolId: string },
+): Promise<Outcome> {
+  try {
+    const result = await body(run);
+    if (result.ok) return { status: 'success', data: result.data };
+    return {
+      status: 'error',
+      data: result.data,
+      error: {
+        code: 'EXECUTE_TOOL_FAILED',
+        message: `Tool ${run.toolId} failed: ${result.message ?? 'failed'}`,
+      },
+    };
+  } catch (error) {
+    if (!isRyeError(error)) throw error;
+    return {
+      status: 'error',
+      data: { success: false, error: error.message, code: error.code },
+      error: {
+        code: 'EXECUTE_TOOL_FAILED',
+        message: `Tool ${run.toolId} failed: ${error.message}`,
+      },
+    };
   }
 }
 

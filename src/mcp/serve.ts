@@ -1,4 +1,5 @@
 import { RyeError } from '../errors/index.js';
+import { IN_PROCESS_TOOLS } from '../registry/in-process.js';
 import { newApiToken } from '../integrity/index.js';
 import type { Spaces } from '../items/index.js';
 import { operatorAuthority, type Authority } from '../threads/capabilities/index.js';
@@ -66,6 +67,7 @@ export async function startMcpServer(options: McpServeOptions): Promise<void> {
         env: options.env,
         authority: await authorityNow(),
         signal,
+        inProcessTools: IN_PROCESS_TOOLS,
       }),
     });
   if (options.http === undefined) {

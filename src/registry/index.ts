@@ -53,6 +53,8 @@ export {
   pushItem,
   repinRegistryKey,
   resolveRegistryUrl,
+  REGISTRY_TOOL_ID,
+  registryInProcess,
   runRegistryAction,
   search,
   seenIndexesPath,

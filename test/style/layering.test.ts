@@ -32,6 +32,8 @@ const LAYERS: readonly (readonly string[])[] = [
  */
 const EXTRA_DOORS: readonly string[] = [
   'registry/server/index.ts',
+  // The in-process system tools: a few lines that load the registry only when one runs.
+  'registry/in-process.ts',
   ...[
     'admission',
     'budget',

@@ -34,7 +34,7 @@ const execute = (project: string, env: NodeJS.ProcessEnv, params: Record<string,
 
 describe('rye/core/registry/registry', () => {
   it('push_bundle, then pull_bundle into a fresh project and search, through rye execute', async () => {
-    const author = await makeExecProject({ sandbox: 'off' });
+    const author = await makeExecProject();
     const env = { ...author.env, RYE_REGISTRY_URL: server.url };
     const signup = await rye(
       [
@@ -68,7 +68,7 @@ describe('rye/core/registry/registry', () => {
     });
 
     // A consumer with a fresh project and user space; the URL comes from params.
-    const consumer = makeTempSpaces({ system: BUILT_SYSTEM, sandbox: 'off' });
+    const consumer = makeTempSpaces({ system: BUILT_SYSTEM });
     const pulled = await execute(consumer.project, consumer.env, {
       action: 'pull_bundle',
       bundle_id: `alice/${TASK_MANAGER_ID}`,
@@ -109,7 +109,7 @@ describe('rye/core/registry/registry', () => {
   });
 
   it('reports a refusal as a failed run with its code', async () => {
-    const consumer = makeTempSpaces({ system: BUILT_SYSTEM, sandbox: 'off' });
+    const consumer = makeTempSpaces({ system: BUILT_SYSTEM });
     const res = await execute(consumer.project, consumer.env, {
       action: 'push_bundle',
       bundle_id: TASK_MANAGER_ID,
@@ -123,7 +123,7 @@ describe('rye/core/registry/registry', () => {
   });
 
   it('refuses parameters outside its config_schema before running', async () => {
-    const consumer = makeTempSpaces({ system: BUILT_SYSTEM, sandbox: 'off' });
+    const consumer = makeTempSpaces({ system: BUILT_SYSTEM });
     const res = await execute(consumer.project, consumer.env, { action: 'push', token: 'x' });
     expect(res.code).toBe(2);
     expect(res.json()).toMatchObject({ error: { code: 'PARAMS_INVALID' } });

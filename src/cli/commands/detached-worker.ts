@@ -1,4 +1,5 @@
 import { closeSync, fstatSync, writeSync } from 'node:fs';
+import { IN_PROCESS_TOOLS } from '../../registry/in-process.js';
 import { errorJson, isRyeError } from '../../errors/index.js';
 import { redactTokens } from '../../threads/capabilities/index.js';
 import type { WorkerReport } from '../../threads/root/index.js';
@@ -42,7 +43,7 @@ export async function detachedWorkerCommand(
     const caps = compileCaps(job.caps.map((c) => parseCapability(c)));
     const authority = narrowAuthority(await commandAuthority(ctx, undefined), caps, 'ceiling');
     const result = await runRootThread(
-      { spaces: ctx.spaces, env: ctx.io.env, authority },
+      { spaces: ctx.spaces, env: ctx.io.env, authority, inProcessTools: IN_PROCESS_TOOLS },
       directiveId,
       job.inputs,
       { limits: job.limits, onAdmitted: (threadId) => report({ thread_id: threadId }) },

@@ -6,6 +6,7 @@
 export { logout, openAccountSession, whoami } from './account.js';
 export { addAuthorKey, removeAuthorKey } from './author-key.js';
 export { REGISTRY_ACTIONS, runRegistryAction } from './actions.js';
+export { REGISTRY_TOOL_ID, registryInProcess } from './in-process-tool.js';
 export type {
   RegistryAction,
   RegistryActionOptions,

@@ -1,3 +1,4 @@
+import type { InProcessTool } from '../../executor/index.js';
 import type { Spaces } from '../../items/index.js';
 import type { SandboxGrants } from '../../sandbox/index.js';
 import type { Authority } from '../capabilities/index.js';
@@ -37,6 +38,12 @@ export interface OperationContext {
   readonly sandbox?: 'off';
   /** What a directive's `<sandbox>` narrows its tools' permissions to (never widens). */
   readonly sandboxGrants?: SandboxGrants;
+  /**
+   * System tools the composition root runs in process, by id (the registry
+   * client: `threads` cannot import the registry; cli and mcp wire it). The
+   * bundler is wired here, in ops.
+   */
+  readonly inProcessTools?: Readonly<Record<string, InProcessTool>>;
   /** How many operation channels deep this call is: a tool's call through fd 3 is one deeper. */
   readonly channelDepth?: number;
 }
