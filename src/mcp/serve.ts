@@ -24,6 +24,8 @@ export interface McpServeOptions {
   /** Streamable HTTP instead of stdio. */
   readonly http?: { readonly port: number; readonly host?: string; readonly allowRemote?: boolean };
   readonly version: string;
+  /** `off`: the operator's `--no-sandbox`; never set by a client. */
+  readonly sandbox?: 'off';
   /** One log line (stderr). */
   readonly log: (line: string) => void;
   /** Parent watchdog interval for stdio (ms). */
@@ -68,6 +70,7 @@ export async function startMcpServer(options: McpServeOptions): Promise<void> {
         authority: await authorityNow(),
         signal,
         inProcessTools: IN_PROCESS_TOOLS,
+        ...(options.sandbox === undefined ? {} : { sandbox: options.sandbox }),
       }),
     });
   if (options.http === undefined) {

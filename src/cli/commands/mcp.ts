@@ -12,6 +12,8 @@ type ServeOptions = CommonOptions & {
   http?: number;
   host?: string;
   allowRemote?: boolean;
+  /** commander's `--no-sandbox`: false when given. */
+  sandbox?: boolean;
 };
 
 /** `rye mcp serve`: the four operations as MCP tools, on stdio or Streamable HTTP. */
@@ -28,6 +30,10 @@ export function mcpCommand(io: CliIo, run: Runner): Command {
     .option('--http <port>', 'serve Streamable HTTP at http://127.0.0.1:<port>/mcp instead', port)
     .option('--host <address>', 'address to listen on with --http (default 127.0.0.1)')
     .option('--allow-remote', 'with --http, allow a non-loopback --host')
+    .option(
+      '--no-sandbox',
+      'run the tools it serves without the bwrap sandbox (the operator only; no MCP client can ask for it)',
+    )
     .addHelpText(
       'after',
       '\nClaude Code: claude mcp add rye -- rye mcp serve --project /path/to/project\nSee docs/mcp.md for Claude Desktop, Cursor, the ceiling and HTTP.',
@@ -43,6 +49,7 @@ export function mcpCommand(io: CliIo, run: Runner): Command {
           env: io.env,
           cwd: io.cwd,
           ...(options.ceiling === undefined ? {} : { ceiling: options.ceiling }),
+          ...(options.sandbox === false ? { sandbox: 'off' as const } : {}),
           ...(options.http === undefined
             ? {}
             : {
