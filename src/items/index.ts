@@ -91,6 +91,7 @@ export type {
   DirectiveOutputDecl,
   DirectiveOutputs,
   DirectivePermissionList,
+  DirectiveSandbox,
   DirectiveProgram,
   DirectiveStep,
   HookEvent,

@@ -11,5 +11,5 @@ export { readSandboxMode, userConfigPath } from './mode.js';
 export type { SandboxMode } from './mode.js';
 export { projectMounts } from './mounts.js';
 export type { HiddenPaths } from './mounts.js';
-export { effectivePermissions, intersectFolders, isInside } from './policy.js';
+export { effectivePermissions, intersectFolders, isInside, meetGrants } from './policy.js';
 export type { EffectivePermissions, SandboxGrants } from './policy.js';

@@ -67,3 +67,28 @@ export function isInside(inner: string, outer: string): boolean {
   const o = normalPermissionPath(outer);
   return o === '.' || i === o || i.startsWith(`${o}/`);
 }
+
+/**
+ * Two bounds met: each narrows, neither widens (a child thread's grants
+ * against its parent's). Pure.
+ */
+export function meetGrants(
+  a: SandboxGrants | undefined,
+  b: SandboxGrants | undefined,
+): SandboxGrants | undefined {
+  if (a === undefined) return b;
+  if (b === undefined) return a;
+  const write =
+    a.write === undefined
+      ? b.write
+      : b.write === undefined
+        ? a.write
+        : intersectFolders(a.write, b.write);
+  const network = a.network === false || b.network === false ? false : (a.network ?? b.network);
+  const daemon = a.daemon === false || b.daemon === false ? false : (a.daemon ?? b.daemon);
+  return {
+    ...(write === undefined ? {} : { write }),
+    ...(network === undefined ? {} : { network }),
+    ...(daemon === undefined ? {} : { daemon }),
+  };
+}

@@ -29,6 +29,7 @@ export type {
   DirectiveOutputDecl,
   DirectiveOutputs,
   DirectivePermissionList,
+  DirectiveSandbox,
   DirectiveProgram,
   DirectiveStep,
   JsonValue,

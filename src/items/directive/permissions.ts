@@ -13,7 +13,8 @@ import {
   shown,
   type Issues,
 } from './issues.js';
-import type { DirectivePermissionList, PermissionEntry } from './types.js';
+import { permissionPathProblem } from '../permissions.js';
+import type { DirectivePermissionList, DirectiveSandbox, PermissionEntry } from './types.js';
 
 /** Most grants one directive may declare. */
 const MAX_ENTRIES = 256;
@@ -38,6 +39,7 @@ export function readPermissions(
   const allowed = Object.fromEntries([
     ...PERMISSION_VERBS.map((v) => [v, 'many'] as const),
     ['acknowledge', 'once'] as const,
+    ['sandbox', 'once'] as const,
   ]);
   checkChildren(el, path, allowed, issues);
   const everything = el.text === '*';
@@ -45,6 +47,7 @@ export function readPermissions(
     issues.add(path, `text must be "*" (everything) or absent, got "${shown(el.text)}"`);
   }
   let acknowledgeUnrestricted = false;
+  let sandbox: DirectiveSandbox | undefined;
   const entries: PermissionEntry[] = [];
   const counters = new Map<string, number>();
   for (const child of el.children) {
@@ -53,6 +56,8 @@ export function readPermissions(
     const at = childPath(path, child.tag, index);
     if (child.tag === 'acknowledge') {
       acknowledgeUnrestricted = readAcknowledge(child, at, issues);
+    } else if (child.tag === 'sandbox') {
+      sandbox = readSandbox(child, at, issues);
     } else if ((PERMISSION_VERBS as readonly string[]).includes(child.tag)) {
       if (everything) issues.add(at, 'a verb element cannot follow "*" (everything is granted)');
       readVerb(child, at, entries, issues);
@@ -64,7 +69,48 @@ export function readPermissions(
   if (!everything && entries.length === 0 && el.children.length === 0) {
     issues.add(path, 'grants nothing: remove the element, or write the grants');
   }
-  return { entries: entries.slice(0, MAX_ENTRIES), everything, acknowledgeUnrestricted };
+  return {
+    entries: entries.slice(0, MAX_ENTRIES),
+    everything,
+    acknowledgeUnrestricted,
+    ...(sandbox === undefined ? {} : { sandbox }),
+  };
+}
+
+/** `{input:name}` in a `<sandbox write>` entry: filled with the input at admission. */
+export const SANDBOX_INPUT_PLACEHOLDER = /\{input:([A-Za-z_][A-Za-z0-9_]*)\}/g;
+
+/**
+ * `<sandbox write="…" network="true|false"/>`: write entries are
+ * whitespace-separated permission paths (docs/sandbox.md), each placeholder
+ * standing for one path segment.
+ */
+function readSandbox(el: XmlElement, path: string, issues: Issues): DirectiveSandbox {
+  checkAttributes(el, path, ['write', 'network'], issues);
+  checkChildren(el, path, {}, issues);
+  if (el.text !== '') issues.add(path, 'must be empty: <sandbox write="…" network="false"/>');
+  const out: { write?: string[]; network?: boolean } = {};
+  const write = el.attributes['write'];
+  if (write !== undefined) {
+    out.write = write.split(/\s+/).filter((entry) => entry !== '');
+    for (const entry of out.write) {
+      const problem = permissionPathProblem(entry.replace(SANDBOX_INPUT_PLACEHOLDER, 'x'));
+      if (entry.startsWith('!') || /[{}]/.test(entry.replace(SANDBOX_INPUT_PLACEHOLDER, 'x')))
+        issues.add(
+          attrPath(path, 'write'),
+          `"${shown(entry)}" is not a folder to write (placeholders are {input:name})`,
+        );
+      else if (problem !== null)
+        issues.add(attrPath(path, 'write'), `"${shown(entry)}" ${problem.why}`);
+    }
+  }
+  const network = el.attributes['network'];
+  if (network !== undefined) {
+    if (network === 'true' || network === 'false') out.network = network === 'true';
+    else
+      issues.add(attrPath(path, 'network'), `must be "true" or "false", got "${shown(network)}"`);
+  }
+  return out;
 }
 
 function readAcknowledge(el: XmlElement, path: string, issues: Issues): boolean {

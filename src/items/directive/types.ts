@@ -41,6 +41,18 @@ export interface DirectivePermissionList {
   readonly everything: boolean;
   /** `<acknowledge risk="unrestricted"/>` inside `<permissions>`. */
   readonly acknowledgeUnrestricted: boolean;
+  /**
+   * `<sandbox write="a/** b/{input:name}/**" network="false"/>`: what the
+   * thread's tools' sandboxes are narrowed to (never widened); `write` entries
+   * may hold `{input:name}` placeholders, filled at admission.
+   */
+  readonly sandbox?: DirectiveSandbox;
+}
+
+/** A directive's `<sandbox>` inside `<permissions>`. */
+export interface DirectiveSandbox {
+  readonly write?: readonly string[];
+  readonly network?: boolean;
 }
 
 /** `<input name type required default>description</input>` of `<inputs>`. */

@@ -24,7 +24,9 @@ import {
   toolDefinitions,
   type ToolOffer,
 } from '../prompt/index.js';
+import { threadSandboxGrants } from './sandbox-grants.js';
 import { worstCaseOf, type ModelForPlan, type WorstCase } from './worst-case-plan.js';
+import type { SandboxGrants } from '../../sandbox/index.js';
 
 /** A directive verified with full coverage, as `load` returns it. */
 export interface AdmittedDirective {
@@ -61,6 +63,8 @@ export interface ThreadPlan {
   readonly capabilities: readonly string[];
   readonly caps_dropped: readonly string[];
   readonly limits: ResolvedLimits;
+  /** What the thread's tools' sandboxes are narrowed to (its `<sandbox>`, met with the caller's); null: no narrowing. */
+  readonly sandbox: SandboxGrants | null;
   /** The hooks as admitted (ids and inputs interpolated): `hooks_admitted` (THREADS.md §12). */
   readonly hooks: readonly AdmittedHook[];
   readonly model: ModelForPlan | null;
@@ -94,6 +98,12 @@ export function planThread(input: PlanInput): ThreadPlan {
     returnSchema: returnSchema === undefined ? null : { ...returnSchema.jsonSchema },
   };
   const capabilities = capStrings(admitted.set);
+  const sandbox = threadSandboxGrants(
+    program.permissions.sandbox,
+    inputs,
+    authority.sandbox,
+    directive.id,
+  );
   const system_prompt = renderSystemPrompt({
     directiveId: directive.id,
     directiveText: interpolate(
@@ -119,6 +129,7 @@ export function planThread(input: PlanInput): ThreadPlan {
     capabilities,
     caps_dropped: dropped,
     limits,
+    sandbox,
     hooks,
     model: input.model,
     system_prompt,

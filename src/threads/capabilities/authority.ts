@@ -4,6 +4,7 @@ import { allowed, capStrings, compileCaps, type CapSet } from './cap-set.js';
 import { CAP_VERBS, formatCapability, type CapVerb, type Capability } from './capability.js';
 import { intersectCaps } from './intersect.js';
 import { ANY_ID } from './pattern.js';
+import type { SandboxGrants } from '../../sandbox/index.js';
 
 /** Where an authority came from (shown in denials and logs). */
 export type AuthoritySource = 'operator' | 'caps' | 'token' | 'thread' | 'ceiling';
@@ -12,6 +13,12 @@ export type AuthoritySource = 'operator' | 'caps' | 'token' | 'thread' | 'ceilin
 export interface Authority {
   readonly caps: CapSet;
   readonly source: AuthoritySource;
+  /**
+   * What the sandboxes of the tools run under this authority are narrowed to
+   * (a thread's directive `<sandbox>`, met with its parent's); absent: no
+   * narrowing. It only ever narrows (docs/sandbox.md).
+   */
+  readonly sandbox?: SandboxGrants;
   /** One line naming the source and summarising the set (no secrets). */
   describe(): string;
 }
@@ -28,11 +35,16 @@ export function operatorAuthority(): Authority {
   return authorityOf(compileCaps(EVERYTHING), 'operator');
 }
 
-/** An authority holding exactly `caps` (already attenuated by the caller). */
-export function authorityOf(caps: CapSet, source: AuthoritySource): Authority {
+/** An authority holding exactly `caps` (already attenuated by the caller), its tools' sandboxes narrowed to `sandbox`. */
+export function authorityOf(
+  caps: CapSet,
+  source: AuthoritySource,
+  sandbox?: SandboxGrants,
+): Authority {
   return {
     caps,
     source,
+    ...(sandbox === undefined ? {} : { sandbox }),
     describe: () => `${source} authority holding ${summarise(caps)}`,
   };
 }
@@ -46,7 +58,7 @@ export function narrowAuthority(
   caps: CapSet | readonly Capability[],
   source: AuthoritySource = 'caps',
 ): Authority {
-  return authorityOf(intersectCaps(base.caps, caps).set, source);
+  return authorityOf(intersectCaps(base.caps, caps).set, source, base.sandbox);
 }
 
 /**

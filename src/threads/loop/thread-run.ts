@@ -144,7 +144,8 @@ export class ThreadRun implements RunState {
     this.#dispatch = {
       ops: {
         ...input.ops,
-        authority: authorityOf(caps, 'thread'),
+        // The thread's tools run narrowed to its <sandbox> (a resumed record may predate it).
+        authority: authorityOf(caps, 'thread', input.plan.sandbox ?? undefined),
         signal: this.#abort.signal,
         ...(input.clock === undefined ? {} : { clock: input.clock }),
         // Thread tools then reach only this thread's descendants (THREADS.md §11).

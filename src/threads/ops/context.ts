@@ -1,6 +1,5 @@
 import type { InProcessTool } from '../../executor/index.js';
 import type { Spaces } from '../../items/index.js';
-import type { SandboxGrants } from '../../sandbox/index.js';
 import type { Authority } from '../capabilities/index.js';
 import type { Clock } from '../ids/index.js';
 import type { ThreadCaller } from '../thread-tools/caller.js';
@@ -36,8 +35,6 @@ export interface OperationContext {
    * project file, a directive, an MCP argument or a model.
    */
   readonly sandbox?: 'off';
-  /** What a directive's `<sandbox>` narrows its tools' permissions to (never widens). */
-  readonly sandboxGrants?: SandboxGrants;
   /**
    * System tools the composition root runs in process, by id (the registry
    * client: `threads` cannot import the registry; cli and mcp wire it). The

@@ -40,7 +40,7 @@ export async function executeTool(
     ...(options.frozen === undefined ? {} : { frozen: options.frozen }),
     sandbox: {
       ...(ctx.sandbox === undefined ? {} : { mode: ctx.sandbox }),
-      ...(ctx.sandboxGrants === undefined ? {} : { grants: ctx.sandboxGrants }),
+      ...(ctx.authority.sandbox === undefined ? {} : { grants: ctx.authority.sandbox }),
       // Opened only when the tool declares `rye:`; answered under this call's authority.
       channel: channelHandler(ctx),
     },

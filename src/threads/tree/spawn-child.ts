@@ -77,6 +77,8 @@ export async function spawnChild(parent: ThreadRun, request: SpawnRequest): Prom
       authority: authorityOf(
         compileCaps(parent.input.plan.capabilities.map((c) => parseCapability(c))),
         'thread',
+        // The child's <sandbox> is met with this bound: never wider than the parent's.
+        parent.input.plan.sandbox ?? undefined,
       ),
       signal: parent.signal,
     };
