@@ -69,6 +69,8 @@ function describe(type: string, p: Readonly<Record<string, unknown>>): string {
       return `${str(p['name'])} ${clip(json(p['input']), 120)}${p['required_cap'] === null ? '' : ` needs ${str(p['required_cap'])}`}`;
     case 'capability_denied':
       return `${str(p['call_id'])} lacks ${str(p['required'])}`;
+    case 'nested_call':
+      return `${str(p['call_id'])} asked rye over fd 3: ${str(p['op'])} ${str(p['item_type'])} ${str(p['item_id'])}${p['refused'] === undefined ? '' : ` refused ${str(p['refused'])}`}`;
     case 'tool_call_result': {
       const error = p['error'] as { code?: unknown } | undefined;
       return `${str(p['call_id'])} ${p['ok'] === true ? `ok ${num(p['bytes'])} bytes` : `error ${str(error?.code)}`}`;

@@ -498,6 +498,35 @@ export class ThreadRun implements RunState {
     return null;
   }
 
+  /**
+   * The dispatch context of one call: its tools' channel requests are
+   * recorded as `nested_call` events under it and count toward `tool_calls`
+   * (CONTAINMENT.md §1.7); past the limit they are refused.
+   */
+  #dispatchFor(callId: string): DispatchContext {
+    const { limits } = this.#input.plan;
+    const onNestedCall: NonNullable<OperationContext['onNestedCall']> = (request) => {
+      const input = (
+        typeof request.input === 'object' && request.input !== null ? request.input : {}
+      ) as Record<string, unknown>;
+      const attempts = this.#cost.tool_calls + 1;
+      this.#cost = { ...this.#cost, tool_calls: attempts };
+      const over = limits.tool_calls !== 0 && attempts > limits.tool_calls;
+      const error = over
+        ? limitError({ limit: 'tool_calls', current: attempts, max: limits.tool_calls })
+        : null;
+      this.writer.append('nested_call', {
+        call_id: callId,
+        op: request.op,
+        item_type: typeof input['item_type'] === 'string' ? input['item_type'] : null,
+        item_id: typeof input['item_id'] === 'string' ? input['item_id'].slice(0, 512) : null,
+        ...(error === null ? {} : { refused: error.code }),
+      });
+      return error === null ? undefined : { code: error.code, message: error.message };
+    };
+    return { ...this.#dispatch, ops: { ...this.#dispatch.ops, onNestedCall } };
+  }
+
   /** Dispatching: every call gets exactly one result, in call order. */
   async #dispatchAll(calls: readonly ToolCall[]): Promise<Ending | null> {
     const { limits } = this.#input.plan;
@@ -521,7 +550,7 @@ export class ThreadRun implements RunState {
           denied: false,
         };
       }
-      const outcome = await dispatchCall(call, this.#dispatch);
+      const outcome = await dispatchCall(call, this.#dispatchFor(call.id));
       if (outcome.denied)
         this.writer.append('capability_denied', {
           call_id: call.id,

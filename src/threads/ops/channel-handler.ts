@@ -59,6 +59,9 @@ export function channelHandler(ctx: OperationContext): ChannelHandler {
     const input = request.input;
     const itemId = stringField(input, 'item_id');
     try {
+      // Recorded and counted first, whatever comes of it (a thread's tool_calls).
+      const refused = ctx.onNestedCall?.(request);
+      if (refused !== undefined) throw new RyeError(refused.code, refused.message, {});
       if (request.op === 'execute' && stringField(input, 'item_type') === 'directive')
         throw new RyeError(
           'THREAD_NESTED_DIRECTIVE',
@@ -75,6 +78,7 @@ export function channelHandler(ctx: OperationContext): ChannelHandler {
       const authority = authorityFor(toolPatterns);
       if (request.op === 'execute' && itemId?.startsWith(THREAD_TOOL_PREFIX) === true)
         requireAllowed(authority, 'execute', 'tool', itemId);
+      // A nested call's own tools report to the same thread, under the same tool call.
       return await runOperation(request.op, input, { ...ctx, authority, channelDepth });
     } catch (error) {
       if (isRyeError(error)) return errorResult(error, itemId);

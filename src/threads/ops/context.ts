@@ -1,3 +1,4 @@
+import type { ErrorCode } from '../../errors/index.js';
 import type { InProcessTool } from '../../executor/index.js';
 import type { Spaces } from '../../items/index.js';
 import type { Authority } from '../capabilities/index.js';
@@ -41,6 +42,15 @@ export interface OperationContext {
    * bundler is wired here, in ops.
    */
   readonly inProcessTools?: Readonly<Record<string, InProcessTool>>;
+  /**
+   * Told of each request a tool makes on the operation channel, before it
+   * runs (a thread records it and counts it toward `tool_calls`); returns a
+   * refusal to give the tool instead (a limit reached), or undefined to go on.
+   */
+  readonly onNestedCall?: (request: {
+    readonly op: string;
+    readonly input: unknown;
+  }) => { readonly code: ErrorCode; readonly message: string } | undefined;
   /** How many operation channels deep this call is: a tool's call through fd 3 is one deeper. */
   readonly channelDepth?: number;
 }

@@ -36,6 +36,8 @@ export const EVENT_TYPES = [
   'tool_call_start',
   'capability_denied',
   'tool_call_result',
+  // A tool's request on the operation channel, under its tool call (CONTAINMENT.md §1.7).
+  'nested_call',
   'child_spawned',
   'child_settled',
   'limit_hit',
@@ -134,6 +136,14 @@ export interface Payloads {
   };
   tool_call_start: { call_id: string; name: string; input: unknown; required_cap: string | null };
   capability_denied: { call_id: string; required: string };
+  nested_call: {
+    call_id: string;
+    op: string;
+    item_type: string | null;
+    item_id: string | null;
+    /** The code the request was refused with before it ran (a limit), when it was. */
+    refused?: string;
+  };
   tool_call_result: {
     call_id: string;
     ok: boolean;

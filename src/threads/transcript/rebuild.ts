@@ -157,6 +157,10 @@ export function rebuildThread(events: readonly StoredEvent[]): RebuiltThread {
       case 'tool_call_result':
         countCall(p['call_id']);
         break;
+      case 'nested_call':
+        // Each channel request counts as a call of its own (its seq makes it one).
+        countCall(`nested:${event.seq}`);
+        break;
       case 'child_spawned':
         cost.spawns += 1;
         break;
