@@ -45,7 +45,7 @@ export async function planCommand(
     await operationContext(ctx, options.caps, options),
     directiveId,
     inputs,
-    { limitOverrides },
+    { limitOverrides, toolSandboxes: true },
   );
   emit(ctx, { ok: true, plan }, planLines(plan));
   return 0;
@@ -92,6 +92,7 @@ function planLines(plan: DirectivePlan): string[] {
     ...(plan.caps_dropped.length === 0
       ? []
       : ['caps_dropped (declared, not granted):', ...plan.caps_dropped.map((c) => `  ${c}`)]),
+    ...sandboxLines(plan),
     'tools:',
     ...plan.tools.map((t) => {
       const props = (t.input_schema['properties'] ?? {}) as Record<string, Record<string, unknown>>;
@@ -104,4 +105,25 @@ function planLines(plan: DirectivePlan): string[] {
     ...plan.first_message.split('\n'),
   ];
   return lines;
+}
+
+/** The thread's sandbox bound and each granted tool's effective sandbox (docs/sandbox.md). */
+function sandboxLines(plan: DirectivePlan): string[] {
+  const boxes = plan.tool_sandboxes;
+  if (boxes === undefined) return [];
+  const list = (values: readonly string[]): string =>
+    values.length === 0 ? '-' : values.join(' ');
+  const bound = plan.sandbox;
+  return [
+    `sandbox: ${boxes.mode === 'off' ? 'off (the operator turned it off)' : 'bwrap'}${
+      bound === null
+        ? ''
+        : `, narrowed by the directive to write ${bound.write === undefined ? 'as declared' : list(bound.write)}${bound.network === false ? ', no network' : ''}`
+    }`,
+    ...boxes.tools.map((t) =>
+      'error' in t
+        ? `  ${t.tool}: ${t.error}`
+        : `  ${t.tool}: read ${list(t.read)}; write ${list(t.write)}; network ${t.network ? 'yes' : 'no'}${t.rye.length === 0 ? '' : `; rye ${list(t.rye)}`}${t.narrowed.length === 0 ? '' : `; narrowed ${list(t.narrowed)}`}`,
+    ),
+  ];
 }

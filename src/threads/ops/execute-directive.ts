@@ -17,7 +17,7 @@ export async function executeDirective(
 ): Promise<OperationResult> {
   const inputs = input.inputs ?? {};
   if (input.dry_run === true) {
-    const plan = await planDirectiveOperation(ctx, input.item_id, inputs);
+    const plan = await planDirectiveOperation(ctx, input.item_id, inputs, { toolSandboxes: true });
     return { status: 'success', item_id: input.item_id, data: plan };
   }
   const root = await import('../root/index.js');

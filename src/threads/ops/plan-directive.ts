@@ -6,6 +6,8 @@ import type { ModelForPlan } from '../admission/index.js';
 import {
   allowed,
   capStrings,
+  compileCaps,
+  parseCapability,
   requireAllowed,
   type CapSet,
   type CapVerb,
@@ -15,16 +17,21 @@ import { MAX_ITEM_ENUM, type IdOffer } from '../prompt/index.js';
 import type { OperationContext } from './context.js';
 import { loadOperation } from './load.js';
 import { THREAD_TOOLS } from '../thread-tools/index.js';
+import { plannedToolSandboxes } from './tool-sandboxes.js';
 
 export interface DirectivePlan extends ThreadPlan {
   /** Why no model could be resolved (the plan is still shown, without prices). */
   readonly model_error: { readonly code: ErrorCode; readonly message: string } | null;
+  /** A dry run's: the effective sandbox of each tool the grants name (docs/sandbox.md). */
+  readonly tool_sandboxes?: Awaited<ReturnType<typeof plannedToolSandboxes>>;
 }
 
 export interface PlanDirectiveOptions {
   readonly limitOverrides?: DirectiveLimits;
   /** Receives the verified directive the plan was made from (a spawn needs its program). */
   readonly onLoaded?: (loaded: { content: string; program: DirectiveProgram }) => void;
+  /** List each tool's effective sandbox (`--plan`, a dry run); a run's admission skips it. */
+  readonly toolSandboxes?: boolean;
 }
 
 /**
@@ -89,7 +96,16 @@ export async function planDirectiveOperation(
         : null,
     }),
   });
-  return { ...plan, model_error: modelError };
+  if (options.toolSandboxes !== true) return { ...plan, model_error: modelError };
+  const caps = compileCaps(plan.capabilities.map((c) => parseCapability(c)));
+  const tool_sandboxes = await plannedToolSandboxes(
+    ctx.spaces,
+    caps,
+    plan.sandbox,
+    files,
+    ctx.sandbox,
+  );
+  return { ...plan, model_error: modelError, tool_sandboxes };
 }
 
 /**
