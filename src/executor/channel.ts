@@ -37,8 +37,6 @@ export const MAX_CHANNEL_REQUESTS = 256;
 export interface ChannelOptions {
   readonly handler: ChannelHandler;
   readonly patterns: readonly string[];
-  /** Calls from the tool count here (a thread counts them toward `tool_calls`). */
-  readonly onRequest?: (request: ChannelRequest) => void;
 }
 
 /**
@@ -69,7 +67,6 @@ export function serveChannel(socket: Duplex, options: ChannelOptions): { ended()
         'CHANNEL_DENIED',
         'Cannot answer: the tool call this channel belongs to has ended',
       );
-    options.onRequest?.(parsed.request);
     try {
       send(parsed.id, await options.handler(parsed.request, options.patterns));
     } catch (error) {

@@ -44,9 +44,12 @@ async function link(handler: ChannelHandler = echo): Promise<Link> {
   let served: { ended(): void } | undefined;
   const server: Server = createServer((socket) => {
     served = serveChannel(socket, {
-      handler,
+      // Every request that reaches an answer is seen here first.
+      handler: (request, patterns) => {
+        seen.push(request);
+        return handler(request, patterns);
+      },
       patterns: ['rye.load.knowledge.*'],
-      onRequest: (r) => seen.push(r),
     });
   });
   await new Promise<void>((resolve) => server.listen(path, resolve));

@@ -87,26 +87,34 @@ print(json.dumps({"echo": params}))
 }
 
 /**
- * A tool that runs \`rye execute tool <id>\` (or \`directive <id>\` for \`directive:<id>\`) for each of its \`tools\` under the
- * RYE_CAP_TOKEN it was given, and saves that token to \`token.txt\` (for the
- * replay test).
+ * A tool that asks rye, over the operation channel (fd 3), to execute each of
+ * its \`tools\` (\`directive:<id>\` for a directive), and saves whatever
+ * RYE_CAP_TOKEN it was given (none: no token reaches a tool) to \`token.txt\`.
  */
-const CALLER_TOOL = `import json, sys, os, subprocess
+const CALLER_TOOL = `import json, sys, os
 __version__ = "1.0.0"
 __tool_type__ = "python"
 __executor_id__ = "rye/core/runtimes/python_script_runtime"
 __category__ = "t"
-__tool_description__ = "runs rye under its token"
+__tool_description__ = "asks rye over fd 3"
+__permissions__ = {"rye": ["rye.execute.tool.t/*", "rye.execute.directive.*"]}
 params = json.loads(sys.argv[2])
 d = os.environ["RYE_TEST_DIR"]
 open(os.path.join(d, "token.txt"), "w").write(os.environ.get("RYE_CAP_TOKEN", ""))
+channel = os.fdopen(int(os.environ["RYE_CHANNEL_FD"]), "r+b", buffering=0)
 out = {}
-for tool in params["tools"]:
+for n, tool in enumerate(params["tools"]):
     kind, _, item = tool.rpartition(":")
-    args = ["execute", "directive", item, "--inputs", '{"part": "z"}'] if kind == "directive" else ["execute", "tool", item, "--params", "{}"]
-    r = subprocess.run([os.environ["RYE_TEST_NODE"], os.environ["RYE_TEST_BIN"], *args,
-        "--project", os.environ["RYE_TEST_PROJECT"], "--json"], capture_output=True, text=True)
-    out[tool] = {"code": r.returncode, "out": (r.stdout + r.stderr)[-1500:]}
+    request = {"item_type": "directive", "item_id": item, "inputs": {"part": "z"}} if kind == "directive" else {"item_type": "tool", "item_id": item, "parameters": {}}
+    channel.write((json.dumps({"id": n, "op": "execute", "input": request}) + "\\n").encode())
+    line = b""
+    while not line.endswith(b"\\n"):
+        chunk = os.read(channel.fileno(), 65536)
+        if not chunk:
+            break
+        line += chunk
+    answer = json.loads(line)
+    out[tool] = {"status": answer.get("status"), "code": (answer.get("error") or {}).get("code")}
 print(json.dumps(out))
 `;
 
