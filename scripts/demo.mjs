@@ -168,7 +168,23 @@ print(json.dumps({"success": True, "message": fmt.banner(params["name"])}))
 `,
   );
   rye(['sign', 'tool', 'demo/report/**']);
-  rye(['execute', 'tool', 'demo/report/main', '--params', '{"name": "world"}']);
+  const ran = rye([
+    'execute',
+    'tool',
+    'demo/report/main',
+    '--params',
+    '{"name": "world"}',
+    '--json',
+  ]);
+  // Every subprocess tool runs in a bwrap sandbox built from its signed permissions (docs/sandbox.md).
+  if (JSON.parse(ran.stdout).metadata?.sandbox !== 'bwrap') {
+    console.error('demo: the tool did not run in the bwrap sandbox');
+    process.exit(1);
+  }
+  console.log(
+    '  it ran in a bwrap sandbox built from its signed permissions (metadata.sandbox: "bwrap")',
+  );
+  rye(['execute', 'tool', 'demo/report/main', '--params', '{"name": "world"}', '--explain-sandbox']);
   step('6. Edit a sibling module: the run is refused before anything is spawned (exit 3)');
   appendFileSync(join(project, '.ai/tools/demo/report/format.py'), 'import os\n');
   rye(['execute', 'tool', 'demo/report/main', '--params', '{"name": "world"}'], 3);
@@ -276,7 +292,7 @@ print(json.dumps({"success": True, "message": fmt.banner(params["name"])}))
   rye(serve('status'), 0, tasks);
   rye(serve('stop'), 0, tasks);
   console.log(
-    '\nDemo finished: every tampered file was refused, the threads stayed inside their permissions, and the orchestrated tree built, tested and served the app.',
+    '\nDemo finished: every tampered file was refused, every tool ran in a bwrap sandbox built from its signed permissions, the threads stayed inside their permissions, and the orchestrated tree built, tested and served the app.',
   );
 } finally {
   await exampleProvider?.close();
