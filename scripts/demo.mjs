@@ -184,7 +184,14 @@ print(json.dumps({"success": True, "message": fmt.banner(params["name"])}))
   console.log(
     '  it ran in a bwrap sandbox built from its signed permissions (metadata.sandbox: "bwrap")',
   );
-  rye(['execute', 'tool', 'demo/report/main', '--params', '{"name": "world"}', '--explain-sandbox']);
+  rye([
+    'execute',
+    'tool',
+    'demo/report/main',
+    '--params',
+    '{"name": "world"}',
+    '--explain-sandbox',
+  ]);
   step('6. Edit a sibling module: the run is refused before anything is spawned (exit 3)');
   appendFileSync(join(project, '.ai/tools/demo/report/format.py'), 'import os\n');
   rye(['execute', 'tool', 'demo/report/main', '--params', '{"name": "world"}'], 3);
