@@ -92,6 +92,11 @@ export const COMMANDS: readonly LazyCommand[] = [
     load: async () => (await import('./commands/cache.js')).cacheCommand,
   },
   {
+    term: 'sandbox',
+    summary: 'the daemon sandboxes tools left running (daemon: true): list and stop them',
+    load: async () => (await import('./commands/sandbox.js')).sandboxCommand,
+  },
+  {
     term: 'registry',
     summary: 'share signed items and bundles: run a registry, log in, push and pull',
     load: async () => (await import('./commands/registry.js')).registryCommand,

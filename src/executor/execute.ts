@@ -125,6 +125,8 @@ export interface ExecuteResult {
     readonly dotenv: string;
     /** Which sandbox the tool ran in: `bwrap`, `off` (the operator's choice), `none` (an HTTP tool, in process). */
     readonly sandbox: 'bwrap' | 'off' | 'none';
+    /** The daemon sandbox the call left running (`rye sandbox list`, `rye sandbox stop <id>`). */
+    readonly daemon_sandbox?: string;
   };
 }
 
@@ -286,14 +288,17 @@ export async function execute(options: ExecuteOptions): Promise<ExecuteResult> {
     sandbox: box,
     runtimeLib: snapshot?.vars.runtime_lib ?? null,
     channel: options.sandbox?.channel,
+    userSpace: spaces.user,
   });
   if (outcome.status === 'success' && lock === null && !frozen)
     lockMetadata = await pin(spaces, chain, deps.pins);
-  return finish(
+  const result = finish(
     outcome.status,
     outcome.data,
     outcome.error === undefined ? {} : { error: outcome.error },
   );
+  if (outcome.daemon === undefined) return result;
+  return { ...result, metadata: { ...result.metadata, daemon_sandbox: outcome.daemon } };
 }
 
 async function pin(

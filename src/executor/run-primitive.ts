@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import type { Duplex } from 'node:stream';
 import { isRyeError, type ErrorCode } from '../errors/index.js';
 import { fileUrlOf, packageRoot } from '../platform/index.js';
-import { unavailable } from '../sandbox/index.js';
+import { recordDaemon, unavailable } from '../sandbox/index.js';
 import { serveChannel, type ChannelHandler } from './channel.js';
 import type { ExecuteResult, InProcessTool } from './execute.js';
 import { runSubprocess } from './primitives/subprocess.js';
@@ -22,6 +22,8 @@ export interface Outcome {
   readonly status: 'success' | 'error';
   readonly data: unknown;
   readonly error?: NonNullable<ExecuteResult['error']>;
+  /** The daemon sandbox the call left running (recorded under this id). */
+  readonly daemon?: string;
 }
 
 /** What the run needs besides its request: the verified files and the sandbox. */
@@ -35,6 +37,8 @@ export interface RunContext {
   /** The snapshot's copy of the runtime library (RYE_RUNTIME_LIB), when there is one. */
   readonly runtimeLib: string | null;
   readonly channel: ChannelHandler | undefined;
+  /** The user space: where a daemon sandbox is recorded. */
+  readonly userSpace: string;
 }
 
 /**
@@ -64,7 +68,8 @@ export async function runPrimitive(run: PrimitiveRequest, ctx: RunContext): Prom
   const manifest = await writeVerifiedManifest(files);
   const handler = sandbox.permissions.rye.length > 0 ? ctx.channel : undefined;
   let served: { ended(): void } | undefined;
-  let pids: { remove(): Promise<void> } | null = null;
+  let socket: Duplex | undefined;
+  let pids: { readonly dir: string; remove(): Promise<void> } | null = null;
   try {
     const ryeEnv: Record<string, string> = {
       RYE_VERIFIED_MANIFEST: manifest,
@@ -77,8 +82,9 @@ export async function runPrimitive(run: PrimitiveRequest, ctx: RunContext): Prom
     const channel =
       handler === undefined
         ? undefined
-        : (socket: Duplex) => {
-            served = serveChannel(socket, { handler, patterns: sandbox.permissions.rye });
+        : (end: Duplex) => {
+            socket = end;
+            served = serveChannel(end, { handler, patterns: sandbox.permissions.rye });
           };
     const prepared = processRequest(sandbox, run, { manifest, ryeEnv });
     pids = prepared.pids;
@@ -87,8 +93,18 @@ export async function runPrimitive(run: PrimitiveRequest, ctx: RunContext): Prom
     // bwrap's own refusals (before the tool runs) come as its first stderr line and exit 1.
     if (sandbox.mode === 'bwrap' && result.returnCode === 1 && result.stderr.startsWith('bwrap: '))
       throw unavailable(result.stderr.split('\n')[0]?.slice(7) ?? 'bwrap failed', 'EPERM');
+    const daemon =
+      prepared.daemonId === null
+        ? null
+        : await recordLeftRunning(prepared.daemonId, result.info, pids, ctx, sandbox);
+    if (daemon !== null) {
+      // Its cgroup is the daemon's now, and its channel closes with the call.
+      pids = null;
+      socket?.destroy();
+    }
+    const left = daemon === null ? {} : { daemon };
     const outcome = interpretOutput(result);
-    if (outcome.success) return { status: 'success', data: outcome.data };
+    if (outcome.success) return { status: 'success', data: outcome.data, ...left };
     const code: ErrorCode = result.timedOut
       ? 'EXECUTE_TIMEOUT'
       : result.cancelled
@@ -103,6 +119,7 @@ export async function runPrimitive(run: PrimitiveRequest, ctx: RunContext): Prom
       status: 'error',
       data: outcome.data,
       error: { code, message: `Tool ${toolId} failed: ${why}` },
+      ...left,
     };
   } catch (error) {
     return { status: 'error', data: null, error: asFailure(error) };
@@ -111,6 +128,31 @@ export async function runPrimitive(run: PrimitiveRequest, ctx: RunContext): Prom
     await pids?.remove();
     await removeVerifiedManifest(manifest);
   }
+}
+
+/**
+ * Record a daemon's sandbox if it outlived the call: bwrap reported its
+ * init's host pid on the info descriptor. A daemon tool that left nothing
+ * running leaves no record.
+ */
+async function recordLeftRunning(
+  id: string,
+  info: string | undefined,
+  pids: { readonly dir: string } | null,
+  ctx: RunContext,
+  sandbox: ToolSandbox,
+): Promise<string | null> {
+  const pid = /"child-pid"\s*:\s*(\d+)/.exec(info ?? '')?.[1];
+  if (pid === undefined) return null;
+  const record = await recordDaemon(ctx.userSpace, {
+    id,
+    item_id: ctx.toolId,
+    project: sandbox.projectPath,
+    pid: Number(pid),
+    network: sandbox.permissions.network,
+    cgroup: pids?.dir ?? null,
+  });
+  return record?.id ?? null;
 }
 
 /**

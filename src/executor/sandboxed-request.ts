@@ -14,6 +14,7 @@ import {
   hostSystemMounts,
   limitPrefix,
   makePidsGroup,
+  newDaemonId,
   projectMounts,
   sandboxArgv,
   sandboxEnv,
@@ -78,7 +79,18 @@ export interface SandboxedRequest {
   readonly bwrap: string;
   /** The pids cgroup the sandbox runs in (root only), removed after the run. */
   readonly pids: PidsGroup | null;
+  /** A daemon's sandbox id (its RYE_SANDBOX_ID), under which rye records it if it outlives the call. */
+  readonly daemonId: string | null;
 }
+
+/** The descriptor bwrap reports a daemon sandbox's init pid on (fd 3 is the channel's). */
+export const DAEMON_INFO_FD = 4;
+
+/**
+ * How long a daemon's call keeps reading after the tool exits: its sandbox's
+ * init holds stdout and stderr open for as long as it lives.
+ */
+const DAEMON_DRAIN_MS = 50;
 
 /**
  * The request to spawn for a tool process: inside bwrap when the sandbox is
@@ -89,10 +101,10 @@ export function processRequest(
   box: ToolSandbox,
   tool: ToolProcess,
   run: { readonly manifest: string; readonly ryeEnv: Readonly<Record<string, string>> },
-): { readonly request: SubprocessRequest; readonly pids: PidsGroup | null } {
+): Pick<SandboxedRequest, 'request' | 'pids' | 'daemonId'> {
   if (box.mode === 'bwrap') return sandboxRequest(box, tool, run);
   const env = withoutSecrets({ ...tool.request.env, ...run.ryeEnv, RYE_SANDBOX: 'off' });
-  return { request: { ...tool.request, env }, pids: null };
+  return { request: { ...tool.request, env }, pids: null, daemonId: null };
 }
 
 /**
@@ -143,8 +155,10 @@ export function sandboxRequest(
     cwd: request.cwd,
     network: permissions.network,
     daemon: permissions.daemon,
+    ...(permissions.daemon ? { infoFd: DAEMON_INFO_FD } : {}),
     command: [...limits, program.binary, ...request.args],
   };
+  const daemonId = permissions.daemon && !dryRun ? newDaemonId() : null;
   const resolved = Object.fromEntries(
     Object.entries(request.env).map(([k, v]) => [k, v === request.command ? program.binary : v]),
   );
@@ -157,7 +171,11 @@ export function sandboxRequest(
     visible: verified,
     programDir: dirname(program.binary),
     home: SANDBOX_HOME,
-    rye: { ...(run?.ryeEnv ?? {}), RYE_SANDBOX: 'bwrap' },
+    rye: {
+      ...(run?.ryeEnv ?? {}),
+      RYE_SANDBOX: 'bwrap',
+      ...(daemonId === null ? {} : { RYE_SANDBOX_ID: daemonId }),
+    },
   });
   const pids = dryRun ? null : makePidsGroup();
   const argv = sandboxArgv(plan);
@@ -168,10 +186,12 @@ export function sandboxRequest(
       args: pids === null ? argv : [...pids.enter.slice(1), bwrap, ...argv],
       env,
       cwd: '/',
+      ...(daemonId === null ? {} : { infoFd: DAEMON_INFO_FD, exitDrainMs: DAEMON_DRAIN_MS }),
     },
     plan,
     bwrap,
     pids,
+    daemonId,
   };
 }
 

@@ -131,6 +131,17 @@ export interface SubprocessRequest {
    * socket on fd 3 and this receives rye's end once the child is spawned.
    */
   readonly channel?: ((socket: Duplex) => void) | undefined;
+  /**
+   * A descriptor of the child's (above 3) made a pipe whose output is kept,
+   * up to 64 KiB, as the result's `info`: bwrap's `--info-fd`.
+   */
+  readonly infoFd?: number | undefined;
+  /**
+   * How long to keep reading stdout and stderr after the child exits
+   * (default 500 ms). A daemon's sandbox holds them open for its life: all
+   * the tool wrote is buffered by then.
+   */
+  readonly exitDrainMs?: number | undefined;
 }
 
 export interface SubprocessResult {
@@ -145,6 +156,8 @@ export interface SubprocessResult {
   readonly stdoutTruncated: boolean;
   readonly stderrTruncated: boolean;
   readonly durationMs: number;
+  /** What the child wrote to `infoFd`, when one was asked for. */
+  readonly info?: string;
 }
 
 /** What the http_client primitive sends. */

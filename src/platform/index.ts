@@ -37,3 +37,4 @@ export {
 export { openSqlite } from './sqlite.js';
 export { monotonicMs } from './monotonic.js';
 export { sha256Bytes, sha256Hex } from './sha256.js';
+export { devNullDescriptor, inheritableDescriptors } from './inherited-fds.js';

@@ -26,6 +26,11 @@ export interface SandboxPlan {
   readonly network: boolean;
   /** True: the sandbox outlives rye (its own session, no --die-with-parent). */
   readonly daemon: boolean;
+  /**
+   * A daemon's: the descriptor bwrap writes `{"child-pid": N}` to, the host
+   * pid of the sandbox's init, which rye records (see daemons.ts).
+   */
+  readonly infoFd?: number;
   /** The program and its arguments, run inside. */
   readonly command: readonly string[];
 }
@@ -45,6 +50,7 @@ export function sandboxArgv(plan: SandboxPlan): string[] {
   const argv: string[] = ['--unshare-all'];
   if (plan.network) argv.push('--share-net');
   if (!plan.daemon) argv.push('--die-with-parent');
+  if (plan.infoFd !== undefined) argv.push('--info-fd', String(plan.infoFd));
   argv.push('--new-session', '--cap-drop', 'ALL');
   for (const mount of plan.system) argv.push(...mountArgs(mount));
   argv.push('--proc', '/proc', '--dev', '/dev', '--tmpfs', '/tmp', '--dir', plan.home);

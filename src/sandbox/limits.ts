@@ -67,7 +67,7 @@ export function makePidsGroup(): PidsGroup | null {
     return {
       dir,
       enter: ['/bin/sh', '-c', 'echo $$ > "$0/cgroup.procs" && exec "$@"', dir],
-      remove: () => removeGroup(dir),
+      remove: () => removePidsGroup(dir),
     };
   }
   return null;
@@ -77,7 +77,7 @@ export function makePidsGroup(): PidsGroup | null {
  * rmdir the group. While the sandbox's namespace is still being torn down the
  * group is busy (EBUSY): wait for it, up to ~2 s, so a run leaves no group.
  */
-async function removeGroup(dir: string): Promise<void> {
+export async function removePidsGroup(dir: string): Promise<void> {
   for (let tries = 0; tries < 200; tries += 1) {
     try {
       rmdirSync(dir);

@@ -965,14 +965,15 @@ describe('known containment bugs', () => {
     expect(leftover).toEqual([]);
   });
 
-  // BUG (src/executor/primitives/subprocess.ts / sandboxed-request.ts): file
+  // Regression (was a bug in src/executor/primitives/subprocess.ts): file
   // descriptors the rye process inherited without close-on-exec (from the
-  // operator's shell, an MCP host, a CI runner) pass through bwrap into the
+  // operator's shell, an MCP host, a CI runner) passed through bwrap into the
   // tool: CONTAINMENT.md §1.5 says a sandbox never gets "the rye process's
   // files or descriptors other than the channel". Here the CLI is started
-  // with an open descriptor on the ssh key, and the tool reads it through
-  // /proc/self/fd although the file itself is not visible.
-  it.fails('BUG: a descriptor the rye process inherited does not reach the tool', async () => {
+  // with an open descriptor on the ssh key, and the tool tries to read it
+  // through /proc/self/fd although the file itself is not visible. Each such
+  // descriptor is now /dev/null in the child.
+  it('a descriptor the rye process inherited does not reach the tool', async () => {
     const fd = openSync(fx.paths.ssh, 'r');
     try {
       const result = await cli(

@@ -7,12 +7,17 @@
  */
 import { spawn } from 'node:child_process';
 import type { ChildProcessByStdio } from 'node:child_process';
-import { Duplex, type Readable, type Writable } from 'node:stream';
+import { Duplex, Readable, type Writable } from 'node:stream';
 import { statSync } from 'node:fs';
 import { StringDecoder } from 'node:string_decoder';
 import { setTimeout as delay } from 'node:timers/promises';
 import { RyeError } from '../../errors/index.js';
-import { messageOf, monotonicMs } from '../../platform/index.js';
+import {
+  devNullDescriptor,
+  inheritableDescriptors,
+  messageOf,
+  monotonicMs,
+} from '../../platform/index.js';
 import type { SubprocessRequest, SubprocessResult } from '../types.js';
 
 /** Time between SIGTERM and SIGKILL to the process group after a timeout. */
@@ -23,6 +28,8 @@ export const KILL_GRACE_MS = 2_000;
  * open by background grandchildren (`daemon &`), whose output is not ours to wait for.
  */
 const EXIT_DRAIN_MS = 500;
+/** Cap of what the child writes to its info descriptor. */
+const MAX_INFO_BYTES = 64 * 1024;
 const GROUP_POLL_MS = 50;
 
 /**
@@ -85,6 +92,10 @@ export async function runSubprocess(request: SubprocessRequest): Promise<Subproc
   const stderr = new CappedOutput('stderr', request.maxOutputBytes);
   child.stdout.on('data', (chunk: Buffer) => stdout.push(chunk));
   child.stderr.on('data', (chunk: Buffer) => stderr.push(chunk));
+  const info = request.infoFd === undefined ? undefined : new CappedOutput('info', MAX_INFO_BYTES);
+  const infoPipe = request.infoFd === undefined ? null : child.stdio[request.infoFd];
+  if (info !== undefined && infoPipe instanceof Readable)
+    infoPipe.on('data', (chunk: Buffer) => info.push(chunk)).on('error', () => undefined);
   if (child.stdin !== null) {
     // EPIPE when the child exits without reading stdin: the child's result tells the story.
     child.stdin.on('error', () => undefined);
@@ -120,7 +131,9 @@ export async function runSubprocess(request: SubprocessRequest): Promise<Subproc
     if (pgid !== undefined) runningGroups.delete(pgid);
   }
   await termination;
+  if (infoPipe instanceof Readable) infoPipe.destroy();
   return {
+    ...(info === undefined ? {} : { info: info.text() }),
     stdout: stdout.text(),
     stderr: stderr.text(),
     returnCode: exit.code,
@@ -183,13 +196,7 @@ function spawnChild(request: SubprocessRequest): Child {
       shell: false,
       // Its own process group, so a timeout can kill grandchildren too.
       detached: true,
-      // fd 3, when asked for, is a socket pair: the operation channel.
-      stdio: [
-        request.stdin === null ? 'ignore' : 'pipe',
-        'pipe',
-        'pipe',
-        ...(request.channel === undefined ? [] : (['pipe'] as const)),
-      ],
+      stdio: stdioOf(request),
     }) as Child;
   } catch (error) {
     // The system refused the command line and environment as too large.
@@ -197,6 +204,32 @@ function spawnChild(request: SubprocessRequest): Child {
     // Other synchronous refusals are argument validation (NUL bytes, empty command…).
     throw configInvalid(request, messageOf(error), error);
   }
+}
+
+type StdioEntry = 'ignore' | 'pipe' | number;
+
+/**
+ * The child's descriptors: stdin, stdout and stderr; fd 3, when asked for, a
+ * socket pair (the operation channel). Every descriptor this process
+ * inherited without close-on-exec would pass through to the child (and
+ * through bwrap into a sandbox): each is replaced by /dev/null in the child.
+ */
+function stdioOf(request: SubprocessRequest): StdioEntry[] {
+  const stdio: StdioEntry[] = [request.stdin === null ? 'ignore' : 'pipe', 'pipe', 'pipe'];
+  if (request.channel !== undefined) stdio.push('pipe');
+  if (request.infoFd !== undefined) {
+    while (stdio.length < request.infoFd) stdio.push('ignore');
+    stdio[request.infoFd] = 'pipe';
+  }
+  const inherited = inheritableDescriptors();
+  if (inherited.length === 0) return stdio;
+  const devNull = devNullDescriptor();
+  for (const fd of inherited) {
+    if (fd < stdio.length) continue;
+    while (stdio.length < fd) stdio.push('ignore');
+    stdio.push(devNull);
+  }
+  return stdio;
 }
 
 function argumentsTooLarge(request: SubprocessRequest, bytes?: number): RyeError {
@@ -224,7 +257,7 @@ function waitForExit(child: Child, request: SubprocessRequest): Promise<ExitStat
         child.stdout.destroy();
         child.stderr.destroy();
         finish(code, signal);
-      }, EXIT_DRAIN_MS);
+      }, request.exitDrainMs ?? EXIT_DRAIN_MS);
     });
   });
 }
@@ -258,7 +291,7 @@ class CappedOutput {
   truncated = false;
 
   constructor(
-    private readonly name: 'stdout' | 'stderr',
+    private readonly name: 'stdout' | 'stderr' | 'info',
     private readonly cap: number,
   ) {}
 

@@ -2,7 +2,12 @@ import { execute, type ExecuteResult } from '../../executor/index.js';
 import { isReservedId, parseItemId } from '../../items/index.js';
 import { allowed, allowedViaChain, requireAllowed } from '../capabilities/index.js';
 import { channelHandler } from './channel-handler.js';
-import { BUNDLER_TOOL_ID, bundlerInProcess } from './in-process-tools.js';
+import {
+  BUNDLER_TOOL_ID,
+  SANDBOXES_TOOL_ID,
+  bundlerInProcess,
+  sandboxesInProcess,
+} from './in-process-tools.js';
 import type { OperationContext } from './context.js';
 
 export interface ExecuteToolOptions {
@@ -44,7 +49,11 @@ export async function executeTool(
       // Opened only when the tool declares `rye:`; answered under this call's authority.
       channel: channelHandler(ctx),
     },
-    inProcess: { [BUNDLER_TOOL_ID]: bundlerInProcess, ...ctx.inProcessTools },
+    inProcess: {
+      [BUNDLER_TOOL_ID]: bundlerInProcess,
+      [SANDBOXES_TOOL_ID]: sandboxesInProcess,
+      ...ctx.inProcessTools,
+    },
     ...(direct
       ? {}
       : {
