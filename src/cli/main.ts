@@ -93,7 +93,8 @@ export const COMMANDS: readonly LazyCommand[] = [
   },
   {
     term: 'sandbox',
-    summary: 'the daemon sandboxes tools left running (daemon: true): list and stop them',
+    summary:
+      'the daemon sandboxes tools left running (permissions daemon: true): list and stop them',
     load: async () => (await import('./commands/sandbox.js')).sandboxCommand,
   },
   {
