@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import type { Duplex } from 'node:stream';
 import { isRyeError, type ErrorCode } from '../errors/index.js';
 import { fileUrlOf, packageRoot } from '../platform/index.js';
-import { recordDaemon, unavailable } from '../sandbox/index.js';
+import { parseSandboxInfo, recordDaemon, unavailable } from '../sandbox/index.js';
 import { serveChannel, type ChannelHandler } from './channel.js';
 import type { ExecuteResult, InProcessTool } from './execute.js';
 import { runSubprocess } from './primitives/subprocess.js';
@@ -132,7 +132,7 @@ export async function runPrimitive(run: PrimitiveRequest, ctx: RunContext): Prom
 
 /**
  * Record a daemon's sandbox if it outlived the call: bwrap reported its
- * init's host pid on the info descriptor. A daemon tool that left nothing
+ * init's host pid and PID namespace on the info descriptor. A daemon tool that left nothing
  * running leaves no record.
  */
 async function recordLeftRunning(
@@ -142,13 +142,12 @@ async function recordLeftRunning(
   ctx: RunContext,
   sandbox: ToolSandbox,
 ): Promise<string | null> {
-  const pid = /"child-pid"\s*:\s*(\d+)/.exec(info ?? '')?.[1];
-  if (pid === undefined) return null;
-  const record = await recordDaemon(ctx.userSpace, {
+  const reported = parseSandboxInfo(info);
+  if (reported === null) return null;
+  const record = await recordDaemon(ctx.userSpace, reported, {
     id,
     item_id: ctx.toolId,
     project: sandbox.projectPath,
-    pid: Number(pid),
     network: sandbox.permissions.network,
     cgroup: pids?.dir ?? null,
   });

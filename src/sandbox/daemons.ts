@@ -77,22 +77,49 @@ export function daemonRunning(record: DaemonRecord): boolean {
   return now !== null && now.startTicks === record.start_ticks && now.pidNs === record.pid_ns;
 }
 
+/** What bwrap's `--info-fd` says of a sandbox: its init's host pid and its PID namespace. */
+export interface SandboxInfo {
+  readonly pid: number;
+  readonly pidNs: string;
+}
+
 /**
- * Record the sandbox whose init has host pid `pid`, if it still runs (a
- * daemon tool that started nothing leaves no sandbox): returns the record,
- * or null. Its namespace must not be this process's own: bwrap's info is
- * trusted only that far.
+ * bwrap's `--info-fd` document (`{"child-pid": N, "pid-namespace": I, …}`),
+ * or null when it is not one. bwrap writes it before the tool runs and the
+ * tool never holds that descriptor.
+ */
+export function parseSandboxInfo(text: string | undefined): SandboxInfo | null {
+  let value: unknown;
+  try {
+    value = JSON.parse(text ?? '');
+  } catch {
+    return null;
+  }
+  const info = value as { 'child-pid'?: unknown; 'pid-namespace'?: unknown } | null;
+  const pid = info?.['child-pid'];
+  const ns = info?.['pid-namespace'];
+  if (!Number.isSafeInteger(pid) || (pid as number) < 2 || !Number.isSafeInteger(ns)) return null;
+  return { pid: pid as number, pidNs: `pid:[${ns as number}]` };
+}
+
+/**
+ * Record the sandbox bwrap reported, if its init still runs the namespace
+ * bwrap made and has a process to wait for (a daemon tool that started
+ * nothing leaves no sandbox): returns the record, or null. A pid that
+ * meanwhile names another process fails the namespace check.
  */
 export async function recordDaemon(
   userSpace: string,
-  fields: Omit<DaemonRecord, 'start_ticks' | 'pid_ns' | 'started_at'>,
+  info: SandboxInfo,
+  fields: Omit<DaemonRecord, 'pid' | 'start_ticks' | 'pid_ns' | 'started_at'>,
 ): Promise<DaemonRecord | null> {
-  const identity = processIdentity(fields.pid);
-  if (identity === null || identity.pidNs === processIdentity(process.pid)?.pidNs) return null;
+  const identity = processIdentity(info.pid);
+  if (identity === null || identity.pidNs !== info.pidNs) return null;
   // An init with no process left to wait for is on its way out.
-  if (!hasChildren(fields.pid, identity.pidNs)) return null;
+  if (!hasChildren(info.pid, identity.pidNs)) return null;
   const record: DaemonRecord = {
     ...fields,
+    pid: info.pid,
     started_at: new Date().toISOString(),
     start_ticks: identity.startTicks,
     pid_ns: identity.pidNs,

@@ -26,8 +26,9 @@ export {
   daemonsDir,
   listDaemons,
   newDaemonId,
+  parseSandboxInfo,
   processIdentity,
   recordDaemon,
   stopDaemon,
 } from './daemons.js';
-export type { DaemonEntry, DaemonRecord } from './daemons.js';
+export type { DaemonEntry, DaemonRecord, SandboxInfo } from './daemons.js';

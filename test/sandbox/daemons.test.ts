@@ -10,7 +10,7 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { daemonsDir, listDaemons } from '../../src/sandbox/index.js';
+import { daemonsDir, listDaemons, parseSandboxInfo } from '../../src/sandbox/index.js';
 import {
   LANGUAGES,
   RYE_BIN,
@@ -125,22 +125,34 @@ describe('a declared daemon', () => {
   });
 });
 
+/**
+ * The call left no daemon: nothing recorded, no process of `tag` within 1 s,
+ * and the late marker (due 1 s after the call) never written.
+ */
+async function expectDiedWithCall(
+  r: Awaited<ReturnType<typeof probe>>,
+  tag: string,
+  late: string,
+): Promise<void> {
+  expect(r.ok, r.text).toBe(true);
+  expect(r.result.metadata.daemon_sandbox).toBeUndefined();
+  expect(
+    await waitFor(
+      () => processesWith(tag),
+      (p) => p.length === 0,
+      1_000,
+    ),
+  ).toEqual([]);
+  await new Promise((resolve) => setTimeout(resolve, 1_300));
+  expect(existsSync(late)).toBe(false);
+}
+
 describe('no daemon without the declaration and the grant', () => {
   it('a tool that does not declare daemon: its child dies with the call, and nothing is recorded', async () => {
     const tag = secret('plain');
     const late = join(fx.project, 'out', `late-${tag}`);
     const r = await linger(probeId('node', 'plain'), '1', tag, late);
-    expect(r.ok, r.text).toBe(true);
-    expect(r.result.metadata.daemon_sandbox).toBeUndefined();
-    expect(
-      await waitFor(
-        () => processesWith(tag),
-        (p) => p.length === 0,
-        1_000,
-      ),
-    ).toEqual([]);
-    await new Promise((resolve) => setTimeout(resolve, 1_300));
-    expect(existsSync(late)).toBe(false);
+    await expectDiedWithCall(r, tag, late);
   });
 
   it('a caller that grants no daemon (a directive\'s <sandbox daemon="false"/>): the same', async () => {
@@ -153,17 +165,26 @@ describe('no daemon without the declaration and the grant', () => {
       { a: late, b: '1', tag },
       { sandbox: { grants: { daemon: false } } },
     );
-    expect(r.ok, r.text).toBe(true);
-    expect(r.result.metadata.daemon_sandbox).toBeUndefined();
-    expect(
-      await waitFor(
-        () => processesWith(tag),
-        (p) => p.length === 0,
-        1_000,
-      ),
-    ).toEqual([]);
-    await new Promise((resolve) => setTimeout(resolve, 1_300));
-    expect(existsSync(late)).toBe(false);
+    await expectDiedWithCall(r, tag, late);
+  });
+});
+
+describe("bwrap's info", () => {
+  it('is read as JSON with a pid above 1 and a PID namespace, else nothing is recorded', () => {
+    expect(parseSandboxInfo('{"child-pid": 4242, "pid-namespace": 4026532181}')).toEqual({
+      pid: 4242,
+      pidNs: 'pid:[4026532181]',
+    });
+    for (const bad of [
+      undefined,
+      '',
+      '{"child-pid": 4242}',
+      '{"child-pid": 1, "pid-namespace": 7}',
+      '{"child-pid": "4242", "pid-namespace": 7}',
+      'null',
+      '{"child-pid": 4242, "pid-namespace": 7',
+    ])
+      expect(parseSandboxInfo(bad), String(bad)).toBeNull();
   });
 });
 
