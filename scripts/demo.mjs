@@ -287,7 +287,9 @@ print(json.dumps({"success": True, "message": fmt.banner(params["name"])}))
   const rootId = /thread (\S+): completed/.exec(built.stdout)?.[1];
   rye(['thread', 'tree', rootId], 0, tasks);
   rye(['thread', 'cost', rootId], 0, tasks);
-  step('14. The app the threads wrote: start it, ask it for GET /api/tasks, stop it');
+  step(
+    '14. The app the threads wrote: start it (its server a daemon sandbox), ask it for GET /api/tasks, stop it',
+  );
   const serve = (action) => [
     'execute',
     'tool',
@@ -296,8 +298,13 @@ print(json.dumps({"success": True, "message": fmt.banner(params["name"])}))
     JSON.stringify(action === 'start' ? { action, port: 0 } : { action }),
   ];
   rye(serve('start'), 0, tasks);
-  rye(serve('status'), 0, tasks);
+  rye(['sandbox', 'list'], 0, tasks);
+  if (!rye(serve('status'), 0, tasks).stdout.includes('"running": true')) {
+    console.error('demo: the server started in a daemon sandbox is not running');
+    process.exit(1);
+  }
   rye(serve('stop'), 0, tasks);
+  rye(['sandbox', 'list'], 0, tasks);
   console.log(
     '\nDemo finished: every tampered file was refused, every tool ran in a bwrap sandbox built from its signed permissions, the threads stayed inside their permissions, and the orchestrated tree built, tested and served the app.',
   );

@@ -6,11 +6,10 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
-import { processAlive } from '../helpers/process-alive.js';
 import { APP_NAME, appFiles, APP_SOURCE } from '../support/task-manager/example-project.js';
 import { readPlans, scaffoldFiles } from '../support/task-manager/plans.js';
 import { childScripts } from '../support/task-manager/scripts.js';
-import { appPath, exampleRun, toolResults, type ExampleRun } from './support.js';
+import { appPath, exampleRun, runningDaemons, toolResults, type ExampleRun } from './support.js';
 
 let open: ExampleRun | undefined;
 afterEach(async () => {
@@ -18,8 +17,8 @@ afterEach(async () => {
   open = undefined;
 });
 
-async function run(options: { sandbox?: 'off' } = {}): Promise<ExampleRun> {
-  open = await exampleRun(childScripts(), undefined, options);
+async function run(): Promise<ExampleRun> {
+  open = await exampleRun(childScripts());
   return open;
 }
 
@@ -134,9 +133,8 @@ describe('the task-manager child directives as root threads', () => {
     'build_and_serve builds dist/, starts the server, gets GET /api/tasks on loopback, stops it: no process left',
     { timeout: 120_000 },
     async () => {
-      // dev_server start, status, stop across three calls is a daemon: daemon sandboxes
-      // (`rye sandbox list/stop`) are not built yet, so this run has the operator's `sandbox: off`.
-      const p = await run({ sandbox: 'off' });
+      // dev_server start, status, stop: three calls in three sandboxes, the server a daemon.
+      const p = await run();
       p.writeApp();
       const res = await p.directive('build_and_serve', { action: 'start_dev', name: APP_NAME });
       expect(res.code, res.stderr).toBe(0);
@@ -154,9 +152,10 @@ describe('the task-manager child directives as root threads', () => {
         status: 200,
         tasks: 0,
       });
-      expect(data(3)).toMatchObject({ action: 'stop', stopped: true });
-      const pid = data(1)['pid'] as number;
-      expect(processAlive(pid)).toBe(false);
+      const sandbox = data(1)['sandbox'];
+      expect(sandbox).toMatch(/^[0-9a-f]{12}$/);
+      expect(data(3)).toMatchObject({ action: 'stop', stopped: true, sandbox });
+      expect(await runningDaemons(p)).toEqual([]);
       expect(existsSync(appPath(p, '.dev-server.json'))).toBe(false);
       expect(p.server.problems).toEqual([]);
     },

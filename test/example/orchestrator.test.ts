@@ -8,7 +8,6 @@ import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { matches } from '../support/scripted-provider/script.js';
 import { rye } from '../helpers/cli.js';
-import { processAlive } from '../helpers/process-alive.js';
 import { makeExampleProject } from '../support/task-manager/example-project.js';
 import {
   ORCHESTRATOR_INPUTS,
@@ -22,6 +21,7 @@ import {
   appPath,
   exampleRun,
   registryEdges,
+  runningDaemons,
   toolResults,
   type ExampleRun,
   type TreeView,
@@ -56,6 +56,7 @@ describe('build_crud_app', () => {
         'rye.execute.tool.rye/core/git',
         'rye.execute.tool.rye/file-system/*',
         'rye.execute.tool.rye/core/runtimes/node_runtime',
+        'rye.execute.tool.rye/core/sandbox/sandboxes',
       ]),
     );
   });
@@ -101,12 +102,7 @@ describe('build_crud_app end to end (THREADS.md §15 A)', () => {
     'knowledge, plans, scaffold, three waves, tests, build, return; after_complete serves the app',
     { timeout: 300_000 },
     async () => {
-      // The after_complete hook serves the app across three dev_server calls (start, status,
-      // stop): a daemon, and daemon sandboxes (`rye sandbox list/stop`) are not built yet, so this
-      // run has the operator's `sandbox: off` (docs/sandbox.md, "Daemons").
-      const p = (open = await exampleRun([orchestratorScript(), ...childScripts()], undefined, {
-        sandbox: 'off',
-      }));
+      const p = (open = await exampleRun([orchestratorScript(), ...childScripts()]));
       const res = await p.directive('build_crud_app', ORCHESTRATOR_INPUTS);
       expect(p.server.problems).toEqual([]);
       expect(res.code, res.stderr + res.stdout).toBe(0);
@@ -187,11 +183,20 @@ describe('build_crud_app end to end (THREADS.md §15 A)', () => {
           readFileSync(`${APP_SOURCE}/${file}`, 'utf8'),
         );
 
-      // after_complete: build_and_serve got GET /api/tasks answered on loopback, then stopped it.
+      // after_complete: build_and_serve started the server in a daemon sandbox, got
+      // GET /api/tasks answered on loopback by a later call, then stopped it through rye.
       const serve = toolResults(await p.events(ids[5]!)).map((r) => r.output ?? {});
-      expect(serve[2]).toMatchObject({ action: 'status', running: true, status: 200, tasks: 0 });
-      expect(serve[3]).toMatchObject({ action: 'stop', stopped: true });
-      expect(processAlive(serve[1]?.['pid'] as number)).toBe(false);
+      const sandbox = serve[1]?.['sandbox'];
+      expect(sandbox).toMatch(/^[0-9a-f]{12}$/);
+      expect(serve[2]).toMatchObject({
+        action: 'status',
+        running: true,
+        sandbox,
+        status: 200,
+        tasks: 0,
+      });
+      expect(serve[3]).toMatchObject({ action: 'stop', stopped: true, sandbox });
+      expect(await runningDaemons(p)).toEqual([]);
 
       // The ledger: every child within its limit, root = own + children, nothing held.
       const { snapshot } = await ledgerOf(p, root);

@@ -73,10 +73,7 @@ describe('build_crud_app resumed with "add a priority field"', () => {
     'the same thread and transcript, cumulative cost, one more child, commit and passing test run',
     { timeout: 300_000 },
     async () => {
-      // The after_complete hook serves the app across three dev_server calls (start, status,
-      // stop): a daemon, and daemon sandboxes (`rye sandbox list/stop`) are not built yet, so this
-      // run has the operator's `sandbox: off` (docs/sandbox.md, "Daemons").
-      const p = (open = await exampleRun(priorityScripts(), undefined, { sandbox: 'off' }));
+      const p = (open = await exampleRun(priorityScripts()));
       const first = await p.directive('build_crud_app', ORCHESTRATOR_INPUTS);
       expect(first.code, first.stderr + first.stdout).toBe(0);
       expect(first.doc).toMatchObject({ status: 'success', data: { outcome: 'success' } });

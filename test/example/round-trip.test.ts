@@ -106,12 +106,7 @@ describe('the worked example, shared through a registry and rebuilt by another u
       open.push({ close: () => registry.stop() });
 
       // Alice: the orchestrated run in her project, then the bundle of its items.
-      // The after_complete hook serves the app across three dev_server calls (start, status,
-      // stop): a daemon, and daemon sandboxes (`rye sandbox list/stop`) are not built yet, so this
-      // run has the operator's `sandbox: off` (docs/sandbox.md, "Daemons").
-      const alice = await exampleRun([orchestratorScript(), ...childScripts()], undefined, {
-        sandbox: 'off',
-      });
+      const alice = await exampleRun([orchestratorScript(), ...childScripts()]);
       open.push(alice);
       await signUpAuthor(alice, registry.url, 'alice');
       const built = await buildTheApp(alice);
@@ -167,7 +162,7 @@ describe('the worked example, shared through a registry and rebuilt by another u
       });
 
       // Bob: his own user space and key, a fresh project, no login.
-      const bobProject = await makeExecProject({ sandbox: 'off' });
+      const bobProject = await makeExecProject();
       const bob = await exampleRun(
         [orchestratorScript(), ...childScripts()],
         asExampleProject(bobProject),

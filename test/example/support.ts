@@ -44,9 +44,8 @@ export interface ExampleRun extends ExampleProject {
 export async function exampleRun(
   script: readonly ScriptEntry[],
   project?: ExampleProject,
-  options: { sandbox?: 'off' } = {},
 ): Promise<ExampleRun> {
-  const p = project ?? (await makeExampleProject(options));
+  const p = project ?? (await makeExampleProject());
   const server = await startScriptedProvider({ script });
   const env = { ...p.env, ANTHROPIC_API_KEY: 'test-key', ANTHROPIC_BASE_URL: server.url };
   return {
@@ -140,4 +139,14 @@ export function registryEdges(p: ExampleProject, threadId: string): [string, str
   } finally {
     db.close();
   }
+}
+
+/**
+ * The daemon sandbox ids of `rye sandbox list` in the project's user space:
+ * what dev_server started and has not stopped.
+ */
+export async function runningDaemons(p: ExampleProject): Promise<string[]> {
+  const res = await rye(['sandbox', 'list', '--project', p.project, '--json'], { env: p.env });
+  if (res.code !== 0) throw new Error(`rye sandbox list failed: ${res.stderr}`);
+  return res.json<{ daemons: { id: string }[] }>().daemons.map((d) => d.id);
 }

@@ -22,10 +22,8 @@ export interface ExampleProject extends ExecProject {
  * project's fresh user key. The reference app is not copied: the threads
  * write it (or a test calls `writeApp()`).
  */
-export async function makeExampleProject(
-  options: { sandbox?: 'off' } = {},
-): Promise<ExampleProject> {
-  const p = await makeExecProject(options);
+export async function makeExampleProject(): Promise<ExampleProject> {
+  const p = await makeExecProject();
   cpSync(join(EXAMPLE_DIR, '.ai'), join(p.project, '.ai'), { recursive: true });
   for (const type of ['directive', 'tool', 'knowledge'] as const)
     await p.sign(type, 'apps/task-manager/**');

@@ -1,8 +1,13 @@
-// The app's server: start it detached on loopback, check it, stop it. Its pid
-// and URL live in <app>/.dev-server.json, so a later call (or the error hook)
-// can stop it; stop kills its whole process group. That file sits in a folder
-// the app's code and a thread's file writes can change, so the pid in it is
-// used only once the process it names is shown to be this app's server.
+// The app's server: start it detached on loopback, check it, stop it. Its pid,
+// URL and daemon sandbox id live in <app>/.dev-server.json, so a later call (or
+// the error hook) can stop it. In rye's sandbox the server outlives the call
+// in a daemon sandbox of its own (docs/sandbox.md, "Daemon sandboxes"), which a
+// later call, in another sandbox, sees only through rye: status and stop ask
+// the system tool rye/core/sandbox/sandboxes over the operation channel. With
+// the sandbox off, stop kills the server's process group. That file sits in a
+// folder the app's code and a thread's file writes can change, so what it
+// names is acted on only once it is shown to be this tool's: the pid a process
+// running this app's server, the sandbox id a daemon rye started for this tool.
 import { spawn, spawnSync } from 'node:child_process';
 import {
   closeSync,
@@ -16,15 +21,22 @@ import {
 import { get } from 'node:http';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
-import { readParams } from '@rye/runtime';
+import { readParams, rye } from '@rye/runtime';
 import { appEnv, appFolder, main } from './lib/app.mjs';
 
 export const __version__ = '1.0.0';
 export const __tool_type__ = 'javascript';
 export const __executor_id__ = 'rye/core/runtimes/node_runtime';
 export const __category__ = 'apps/task-manager';
-// What its sandbox may reach: the app folder is a parameter, so the project (docs/sandbox.md).
-export const __permissions__ = { read: ['.'], write: ['.'], network: true };
+// What its sandbox may reach: the app folder is a parameter, so the project; the server
+// it starts outlives the call (daemon), and later calls stop it through rye (docs/sandbox.md).
+export const __permissions__ = {
+  read: ['.'],
+  write: ['.'],
+  network: true,
+  daemon: true,
+  rye: ['rye.execute.tool.rye/core/sandbox/sandboxes'],
+};
 export const __tool_description__ = 'Manage the development server — install deps, start, stop, status';
 export const ENV_CONFIG = { env: { NODE_ENV: 'development' } };
 export const CONFIG_SCHEMA = {
@@ -96,7 +108,12 @@ function probe(url) {
 
 const SERVER_ENTRY = 'server/index.js';
 
-/** The state file's pid and URL, or null when there is none; a file of another shape is refused. */
+const SANDBOXES = 'rye/core/sandbox/sandboxes';
+const TOOL_ID = 'apps/task-manager/dev_server';
+/** The id of this call's daemon sandbox: set only when rye contains it and lets it outlive the call. */
+const SANDBOX_ID = process.env.RYE_SANDBOX_ID || null;
+
+/** The state file's pid, URL and sandbox id, or null when there is none; a file of another shape is refused. */
 function readState(file) {
   if (!existsSync(file)) return null;
   let state;
@@ -108,7 +125,28 @@ function readState(file) {
   // kill(-pid) with 0 or 1 would signal this tool's own group or every process it may.
   if (!Number.isSafeInteger(state?.pid) || state.pid < 2 || typeof state.url !== 'string')
     throw new Error(`${file} is not a state file this tool wrote (a pid above 1 and a URL): remove it`);
+  if (state.sandbox !== undefined && state.sandbox !== null && !/^[0-9a-f]{12}$/.test(state.sandbox))
+    throw new Error(`${file} is not a state file this tool wrote (a sandbox id of 12 hex digits): remove it`);
   return state;
+}
+
+/** One call of the sandboxes tool over the channel: its data, or an error with rye's reason. */
+async function sandboxes(parameters) {
+  const answer = await rye.execute({ item_type: 'tool', item_id: SANDBOXES, parameters });
+  if (answer.status !== 'success')
+    throw new Error(`rye refused ${SANDBOXES} ${parameters.action}: ${answer.error?.code ?? ''} ${answer.error?.message ?? ''}`.trim());
+  return answer.data;
+}
+
+/**
+ * Whether the daemon sandbox the state names runs and is one rye started for
+ * this tool in this project (the tool lists the calling project's only): a
+ * planted id of another daemon is not this server's.
+ */
+async function ownDaemon(state) {
+  if (typeof state?.sandbox !== 'string') return false;
+  const { daemons } = await sandboxes({ action: 'list' });
+  return daemons.some((d) => d.id === state.sandbox && d.item_id === TOOL_ID);
 }
 
 /**
@@ -138,7 +176,8 @@ const serving = (state, dir) => state !== null && alive(state.pid) && isAppServe
 
 async function start(dir, stateFile, port) {
   const state = readState(stateFile);
-  if (serving(state, dir)) throw new Error(`the server is already running at ${state.url} (pid ${state.pid})`);
+  if (serving(state, dir) || (await ownDaemon(state)))
+    throw new Error(`the server is already running at ${state.url} (${state.sandbox ? `sandbox ${state.sandbox}` : `pid ${state.pid}`})`);
   const chosen = port === 0 ? await freePort() : port;
   const log = openSync(join(dir, '.dev-server.log'), 'w');
   const child = spawn(process.execPath, [SERVER_ENTRY], {
@@ -150,34 +189,47 @@ async function start(dir, stateFile, port) {
   closeSync(log);
   child.unref();
   const url = `http://127.0.0.1:${chosen}/`;
-  writeFileSync(stateFile, JSON.stringify({ pid: child.pid, port: chosen, url }) + '\n');
+  writeFileSync(stateFile, JSON.stringify({ pid: child.pid, port: chosen, url, sandbox: SANDBOX_ID }) + '\n');
   for (let i = 0; i < 400; i += 1) {
     const answer = await probe(url);
-    if (answer.status === 200) return { action: 'start', url, port: chosen, pid: child.pid, ...answer };
+    if (answer.status === 200)
+      return { action: 'start', url, port: chosen, pid: child.pid, sandbox: SANDBOX_ID, ...answer };
     if (!alive(child.pid)) break;
     await sleep(25);
   }
-  await stop(dir, stateFile);
+  await kill(child.pid);
+  rmSync(stateFile, { force: true });
   throw new Error(`the server did not answer on ${url}: ${readFileSync(join(dir, '.dev-server.log'), 'utf8').slice(-1000)}`);
+}
+
+/** SIGTERM the process group of `pid` (a server this call started, or one shown to be this app's), SIGKILL after 5 s. */
+async function kill(pid) {
+  const signal = (name) => {
+    try {
+      process.kill(-pid, name);
+    } catch {
+      // already gone
+    }
+  };
+  signal('SIGTERM');
+  for (let i = 0; i < 250 && alive(pid); i += 1) await sleep(20);
+  if (alive(pid)) signal('SIGKILL');
 }
 
 async function stop(dir, stateFile) {
   const state = readState(stateFile);
   if (state === null) return { action: 'stop', stopped: false, reason: 'not running' };
+  if (await ownDaemon(state)) {
+    const { stopped } = await sandboxes({ action: 'stop', id: state.sandbox });
+    rmSync(stateFile, { force: true });
+    return { action: 'stop', stopped, sandbox: state.sandbox };
+  }
   if (!serving(state, dir)) {
     rmSync(stateFile, { force: true });
-    return { action: 'stop', stopped: false, reason: `not running: no server of this app runs as pid ${state.pid}` };
+    const where = state.sandbox ? `in sandbox ${state.sandbox}` : `as pid ${state.pid}`;
+    return { action: 'stop', stopped: false, reason: `not running: no server of this app runs ${where}` };
   }
-  const kill = (signal) => {
-    try {
-      process.kill(-state.pid, signal);
-    } catch {
-      // already gone
-    }
-  };
-  kill('SIGTERM');
-  for (let i = 0; i < 250 && alive(state.pid); i += 1) await sleep(20);
-  if (alive(state.pid)) kill('SIGKILL');
+  await kill(state.pid);
   rmSync(stateFile, { force: true });
   return { action: 'stop', stopped: true, pid: state.pid };
 }
@@ -199,8 +251,10 @@ await main(async () => {
       return stop(dir, stateFile);
     case 'status': {
       const state = readState(stateFile);
-      if (!serving(state, dir)) return { action: 'status', running: false };
-      return { action: 'status', running: true, url: state.url, pid: state.pid, ...(await probe(state.url)) };
+      const daemon = await ownDaemon(state);
+      if (!daemon && !serving(state, dir)) return { action: 'status', running: false };
+      const where = daemon ? { sandbox: state.sandbox } : { pid: state.pid };
+      return { action: 'status', running: true, url: state.url, ...where, ...(await probe(state.url)) };
     }
     default:
       throw new Error(`unknown action ${params.action}`);
