@@ -1,5 +1,6 @@
 import { RyeError, isRyeError } from '../errors/index.js';
 import type { DirectiveProgram, Spaces } from '../items/index.js';
+import type { SandboxGrants } from '../sandbox/index.js';
 import {
   capsOfPermissions,
   narrowAuthority,
@@ -56,11 +57,11 @@ export async function resolveCeilings(
   let authority = operatorAuthority();
   const origins: string[] = [];
   for (const ceiling of ceilings) {
-    const { caps, origin } =
+    const { caps, sandbox, origin } =
       ceiling.kind === 'directive'
         ? await directiveCeiling(ceiling.directiveId, options)
         : tokenCeiling(ceiling.token, options);
-    authority = narrowAuthority(authority, caps, 'ceiling');
+    authority = narrowAuthority(authority, caps, 'ceiling', sandbox);
     origins.push(origin);
   }
   return { authority, origins };
@@ -68,10 +69,17 @@ export async function resolveCeilings(
 
 interface Ceiling {
   readonly caps: CapSet;
+  /** A ceiling directive's `<sandbox>`: the tools run under it are narrowed to it. */
+  readonly sandbox?: SandboxGrants;
   readonly origin: string;
 }
 
-/** A directive's declared set: loaded verified, full coverage, a valid program. */
+/**
+ * A directive's declared set and `<sandbox>`: loaded verified, full
+ * coverage, a valid program. A ceiling has no inputs, so a `<sandbox write>`
+ * entry holding `{input:name}` grants nothing (the narrower reading: it is
+ * dropped, never filled with a wildcard).
+ */
 async function directiveCeiling(
   directiveId: string,
   options: ResolveAuthorityOptions,
@@ -83,7 +91,16 @@ async function directiveCeiling(
   );
   const program = loaded.metadata['program'] as DirectiveProgram;
   const caps = capsOfPermissions(program.permissions).set;
-  return { caps, origin: `directive ${directiveId} (${loaded.space} space, ${loaded.path})` };
+  const origin = `directive ${directiveId} (${loaded.space} space, ${loaded.path})`;
+  const declared = program.permissions.sandbox;
+  if (declared === undefined) return { caps, origin };
+  const { write, network, daemon } = declared;
+  const sandbox: SandboxGrants = {
+    ...(write === undefined ? {} : { write: write.filter((entry) => !entry.includes('{input:')) }),
+    ...(network === undefined ? {} : { network }),
+    ...(daemon === undefined ? {} : { daemon }),
+  };
+  return { caps, sandbox, origin };
 }
 
 /**

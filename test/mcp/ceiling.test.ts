@@ -16,7 +16,9 @@ import { refusal } from '../helpers/refusal.js';
 import {
   ceilingToken,
   connect,
+  directiveWith,
   makeMcpProject,
+  pythonTool,
   writeRootFile,
   type Connected,
   type McpProject,
@@ -119,6 +121,54 @@ describe('--ceiling <directive-id>', () => {
       ]),
     );
     expect(capStrings(authority.caps).some((c) => c.startsWith('rye.sign.'))).toBe(false);
+  });
+});
+
+describe('a ceiling directive’s <sandbox>', () => {
+  it('narrows the sandbox of every tool the server runs, as it does a thread’s: the dry run shows it', async () => {
+    const p = await makeMcpProject();
+    p.write(
+      '.ai/tools/t/wide.py',
+      pythonTool(
+        't',
+        '__permissions__ = {"write": ["out/**", "logs/**"], "network": True, "daemon": True}\nprint("{}")',
+      ),
+    );
+    await p.sign('tool', 't/wide');
+    // A ceiling has no inputs: the entry with a placeholder grants nothing.
+    p.write(
+      '.ai/directives/ceilings/boxed.md',
+      directiveWith(
+        'boxed',
+        'ceilings',
+        `      <execute><tool>t.*</tool></execute>
+      <sandbox write="out/** {input:name}/**" network="false" daemon="false"/>`,
+      ).replace(
+        '</metadata>',
+        '</metadata>\n  <inputs><input name="name" type="string" required="false">App</input></inputs>',
+      ),
+    );
+    await p.sign('directive', 'ceilings/boxed');
+    const authority = await resolveAuthority(
+      [{ kind: 'directive', directiveId: 'ceilings/boxed' }],
+      options(p),
+    );
+    expect(authority.sandbox).toEqual({ write: ['out/**'], network: false, daemon: false });
+
+    const c = await connect(p, ['--ceiling', 'ceilings/boxed']);
+    const planned = await doc(c, 'execute', {
+      item_type: 'tool',
+      item_id: 't/wide',
+      dry_run: true,
+    });
+    expect(planned, JSON.stringify(planned)).toMatchObject({ status: 'success' });
+    const { sandbox } = planned['plan'] as { sandbox: Record<string, unknown> };
+    expect(sandbox).toMatchObject({
+      write: ['out/**'],
+      network: false,
+      daemon: false,
+      narrowed: ['write:logs/**', 'network', 'daemon'],
+    });
   });
 });
 

@@ -81,15 +81,15 @@ export function readPermissions(
 export const SANDBOX_INPUT_PLACEHOLDER = /\{input:([A-Za-z_][A-Za-z0-9_]*)\}/g;
 
 /**
- * `<sandbox write="…" network="true|false"/>`: write entries are
- * whitespace-separated permission paths (docs/sandbox.md), each placeholder
- * standing for one path segment.
+ * `<sandbox write="…" network="true|false" daemon="true|false"/>`: write
+ * entries are whitespace-separated permission paths (docs/sandbox.md), each
+ * placeholder standing for one path segment.
  */
 function readSandbox(el: XmlElement, path: string, issues: Issues): DirectiveSandbox {
-  checkAttributes(el, path, ['write', 'network'], issues);
+  checkAttributes(el, path, ['write', 'network', 'daemon'], issues);
   checkChildren(el, path, {}, issues);
   if (el.text !== '') issues.add(path, 'must be empty: <sandbox write="…" network="false"/>');
-  const out: { write?: string[]; network?: boolean } = {};
+  const out: { write?: string[]; network?: boolean; daemon?: boolean } = {};
   const write = el.attributes['write'];
   if (write !== undefined) {
     out.write = write.split(/\s+/).filter((entry) => entry !== '');
@@ -104,11 +104,11 @@ function readSandbox(el: XmlElement, path: string, issues: Issues): DirectiveSan
         issues.add(attrPath(path, 'write'), `"${shown(entry)}" ${problem.why}`);
     }
   }
-  const network = el.attributes['network'];
-  if (network !== undefined) {
-    if (network === 'true' || network === 'false') out.network = network === 'true';
-    else
-      issues.add(attrPath(path, 'network'), `must be "true" or "false", got "${shown(network)}"`);
+  for (const name of ['network', 'daemon'] as const) {
+    const value = el.attributes[name];
+    if (value === undefined) continue;
+    if (value === 'true' || value === 'false') out[name] = value === 'true';
+    else issues.add(attrPath(path, name), `must be "true" or "false", got "${shown(value)}"`);
   }
   return out;
 }

@@ -53,6 +53,7 @@ export interface DirectivePermissionList {
 export interface DirectiveSandbox {
   readonly write?: readonly string[];
   readonly network?: boolean;
+  readonly daemon?: boolean;
 }
 
 /** `<input name type required default>description</input>` of `<inputs>`. */

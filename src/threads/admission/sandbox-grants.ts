@@ -30,6 +30,7 @@ export function threadSandboxGrants(
             ? {}
             : { write: declared.write.map((entry) => fill(entry, inputs, directiveId)) }),
           ...(declared.network === undefined ? {} : { network: declared.network }),
+          ...(declared.daemon === undefined ? {} : { daemon: declared.daemon }),
         };
   return meetGrants(caller, own) ?? null;
 }

@@ -4,7 +4,7 @@ import { allowed, capStrings, compileCaps, type CapSet } from './cap-set.js';
 import { CAP_VERBS, formatCapability, type CapVerb, type Capability } from './capability.js';
 import { intersectCaps } from './intersect.js';
 import { ANY_ID } from './pattern.js';
-import type { SandboxGrants } from '../../sandbox/index.js';
+import { meetGrants, type SandboxGrants } from '../../sandbox/index.js';
 
 /** Where an authority came from (shown in denials and logs). */
 export type AuthoritySource = 'operator' | 'caps' | 'token' | 'thread' | 'ceiling';
@@ -51,14 +51,17 @@ export function authorityOf(
 
 /**
  * `base` narrowed to `caps`: the exact intersection, so it is never wider
- * than either. `source` says what narrowed it (default `caps`).
+ * than either; its tools' sandboxes narrowed further by `sandbox` when given
+ * (met with the base's, never widened). `source` says what narrowed it
+ * (default `caps`).
  */
 export function narrowAuthority(
   base: Authority,
   caps: CapSet | readonly Capability[],
   source: AuthoritySource = 'caps',
+  sandbox?: SandboxGrants,
 ): Authority {
-  return authorityOf(intersectCaps(base.caps, caps).set, source, base.sandbox);
+  return authorityOf(intersectCaps(base.caps, caps).set, source, meetGrants(base.sandbox, sandbox));
 }
 
 /**

@@ -7,6 +7,7 @@ import {
   type ItemType,
   type Spaces,
 } from '../../items/index.js';
+import { MAX_CHAIN_LENGTH } from '../../lockfile/index.js';
 import { effectivePermissions, readSandboxMode, type SandboxGrants } from '../../sandbox/index.js';
 import { allowed, type CapSet } from '../capabilities/index.js';
 
@@ -32,8 +33,9 @@ export type PlannedToolSandbox =
  * (`--plan`, a dry run): each tool's declared permissions (read from its
  * metadata; the run verifies its signature before anything spawns) narrowed
  * by the thread's `<sandbox>` bound. Runtimes and primitives are not listed;
- * a tool reached through a grant on the runtime it names (the chain rule)
- * is.
+ * a tool reached through a grant on any executor of its chain (the chain
+ * rule: its runtime, or the runtime that runtime names, up to the chain's
+ * length) is.
  */
 export async function plannedToolSandboxes(
   spaces: Spaces,
@@ -43,6 +45,7 @@ export async function plannedToolSandboxes(
   operatorMode: 'off' | undefined,
 ): Promise<{ readonly mode: 'bwrap' | 'off'; readonly tools: readonly PlannedToolSandbox[] }> {
   const granted = (id: string): boolean => allowed(caps, 'execute', 'tool', id);
+  const viaChain = chainGranted(spaces, granted);
   const tools: PlannedToolSandbox[] = [];
   const ids = [...new Set(files.filter((f) => f.itemType === 'tool').map((f) => f.itemId))].sort();
   for (const tool of ids) {
@@ -53,8 +56,9 @@ export async function plannedToolSandboxes(
       const { tool_type: type, executor_id: executor } = metadata.fields;
       if (type === 'runtime' || type === 'primitive') continue;
       // The chain rule never admits an id under rye/ (THREADS.md §3): those need their own grant.
-      const viaChain = !isReservedId(tool) && typeof executor === 'string' && granted(executor);
-      if (!granted(tool) && !viaChain) continue;
+      const reached =
+        !isReservedId(tool) && typeof executor === 'string' && (await viaChain(executor));
+      if (!granted(tool) && !reached) continue;
       const parsed = parsePermissions(metadata.fields.permissions);
       if (parsed.issues.length > 0) {
         tools.push({
@@ -74,4 +78,44 @@ export async function plannedToolSandboxes(
     }
   }
   return { mode: operatorMode ?? readSandboxMode(spaces.user), tools };
+}
+
+/**
+ * Whether an executor id, or one its chain names after it, is granted: the
+ * chain rule admits a tool when any later element of its chain is. Each
+ * executor is read once per plan; one that cannot be read ends its chain
+ * (the run would refuse it).
+ */
+function chainGranted(
+  spaces: Spaces,
+  granted: (id: string) => boolean,
+): (executor: string) => Promise<boolean> {
+  const next = new Map<string, Promise<string | null>>();
+  const executorOf = (id: string): Promise<string | null> => {
+    let found = next.get(id);
+    if (found === undefined) {
+      found = resolveItem(spaces, 'tool', id)
+        .then(readItemMetadata)
+        .then((m) =>
+          m.kind === 'tool' && typeof m.fields.executor_id === 'string'
+            ? m.fields.executor_id
+            : null,
+        )
+        .catch((error: unknown) => {
+          if (isRyeError(error)) return null;
+          throw error;
+        });
+      next.set(id, found);
+    }
+    return found;
+  };
+  return async (executor) => {
+    let id: string | null = executor;
+    // The tool itself is the chain's first link.
+    for (let link = 1; id !== null && link < MAX_CHAIN_LENGTH; link += 1) {
+      if (granted(id)) return true;
+      id = await executorOf(id);
+    }
+    return false;
+  };
 }

@@ -26,6 +26,11 @@ describe('<sandbox> inside <permissions>', () => {
     });
   });
 
+  it('reads daemon', () => {
+    const program = parseDirectiveProgram(withSandbox('<sandbox daemon="false"/>'), 'demo.md');
+    expect(program.permissions.sandbox).toEqual({ daemon: false });
+  });
+
   it('is absent when the directive says nothing', () => {
     const program = parseDirectiveProgram(withSandbox(''), 'demo.md');
     expect(program.permissions.sandbox).toBeUndefined();
@@ -39,6 +44,7 @@ describe('<sandbox> inside <permissions>', () => {
     ['another placeholder', '<sandbox write="apps/{name}/**"/>', /not a folder to write/],
     ['a glob', '<sandbox write="apps/*/src"/>', /trailing/],
     ['a bad network', '<sandbox network="no"/>', /"true" or "false"/],
+    ['a bad daemon', '<sandbox daemon="0"/>', /"true" or "false", got "0"/],
     ['an unknown attribute', '<sandbox read="."/>', /read/],
   ])('refuses %s with a validation issue', (_, element, why) => {
     const issues = issuesOf(withSandbox(element));

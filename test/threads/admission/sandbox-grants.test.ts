@@ -42,6 +42,14 @@ describe('threadSandboxGrants()', () => {
     });
   });
 
+  it('takes daemon away (a directive’s daemon="false"), and a child never gets it back', () => {
+    const parent = threadSandboxGrants({ daemon: false }, {}, undefined, 'apps/x');
+    expect(parent).toEqual({ daemon: false });
+    expect(threadSandboxGrants({ daemon: true }, {}, parent ?? undefined, 'apps/child')).toEqual({
+      daemon: false,
+    });
+  });
+
   it('is null when neither narrows', () => {
     expect(threadSandboxGrants(undefined, {}, undefined, 'apps/x')).toBeNull();
   });
