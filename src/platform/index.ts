@@ -36,5 +36,6 @@ export {
 } from './terminal-text.js';
 export { openSqlite } from './sqlite.js';
 export { monotonicMs } from './monotonic.js';
+export { pause } from './pause.js';
 export { sha256Bytes, sha256Hex } from './sha256.js';
 export { devNullDescriptor, inheritableDescriptors } from './inherited-fds.js';

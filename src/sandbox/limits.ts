@@ -9,7 +9,7 @@
 import { existsSync, mkdirSync, rmdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { setTimeout as delay } from 'node:timers/promises';
+import { pause } from '../platform/index.js';
 
 /** Open files per process. */
 export const MAX_OPEN_FILES = 1024;
@@ -85,7 +85,7 @@ export async function removePidsGroup(dir: string): Promise<void> {
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EBUSY') return;
     }
-    await delay(tries < 20 ? 1 : 10);
+    await pause(tries < 20 ? 1 : 10);
   }
 }
 

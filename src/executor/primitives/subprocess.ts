@@ -10,13 +10,13 @@ import type { ChildProcessByStdio } from 'node:child_process';
 import { Duplex, Readable, type Writable } from 'node:stream';
 import { statSync } from 'node:fs';
 import { StringDecoder } from 'node:string_decoder';
-import { setTimeout as delay } from 'node:timers/promises';
 import { RyeError } from '../../errors/index.js';
 import {
   devNullDescriptor,
   inheritableDescriptors,
   messageOf,
   monotonicMs,
+  pause,
 } from '../../platform/index.js';
 import type { SubprocessRequest, SubprocessResult } from '../types.js';
 
@@ -269,7 +269,7 @@ async function terminateGroup(pgid: number): Promise<void> {
   while (monotonicMs() < deadline) {
     // A pgid is not reused while any member (even a zombie) holds it, so polling is safe.
     if (!signalGroup(pgid, 0)) return;
-    await delay(GROUP_POLL_MS);
+    await pause(GROUP_POLL_MS);
   }
   signalGroup(pgid, 'SIGKILL');
 }
