@@ -3,7 +3,7 @@ import { escapeControlLines } from '../platform/index.js';
 import type { CliIo } from './context.js';
 import type { LazyCommand } from './main.js';
 import { errorDocument, formatJson } from './report.js';
-import { createRunner } from './runner.js';
+import { createRunner, type RunningCommand } from './runner.js';
 
 /** What the program is built from: see main.ts. */
 export interface ProgramSpec {
@@ -22,9 +22,14 @@ export async function runProgram(
   spec: ProgramSpec,
 ): Promise<number> {
   let exitCode = 0;
-  const run = createRunner(io, (code) => {
-    exitCode = code;
-  });
+  let running: RunningCommand | undefined;
+  const run = createRunner(
+    io,
+    (code) => {
+      exitCode = code;
+    },
+    () => running,
+  );
   const program = new Command('rye')
     .description('Rye: signed items and verified execution for AI agents')
     .version(spec.version, '-V, --version')
@@ -59,6 +64,13 @@ export async function runProgram(
     },
   });
   configureTree(program, io, argv.includes('--json'));
+  // The command an action runs, for the runner's RYE_CAP_TOKEN check.
+  program.hook('preAction', (_program, action) => {
+    const command: string[] = [];
+    for (let c: Command | null = action; c !== null && c !== program; c = c.parent)
+      command.unshift(c.name());
+    running = { command, args: action.args };
+  });
   try {
     await program.parseAsync([...argv], { from: 'user' });
   } catch (error) {

@@ -6,6 +6,7 @@ import {
   verifyCeilingToken,
   verifyPresented,
   type Authority,
+  type VerifiedToken,
 } from '../threads/capabilities/index.js';
 import { RegistryDb, registryDbPath } from '../threads/store/index.js';
 import type { CommandContext } from './context.js';
@@ -20,21 +21,28 @@ import type { CommandContext } from './context.js';
  */
 export function tokenAuthority(ctx: CommandContext, raw: string): Authority {
   const token = raw.trim();
-  if (isCeilingToken(token))
-    return authorityOf(verifyCeilingToken(token, ctx.spaces).caps, 'token');
+  if (isCeilingToken(token)) {
+    const v = verifyCeilingToken(token, ctx.spaces);
+    return { ...authorityOf(v.caps, 'token'), holder: { kind: 'ceiling', jti: v.jti, exp: v.exp } };
+  }
   const trust = localTokenTrust(ctx.spaces);
   const dbPath = registryDbPath(ctx.spaces.project);
   // No registry: no thread of this project ever held a token, so none is current.
   if (!existsSync(dbPath))
-    return authorityOf(verifyPresented(token, trust, () => undefined, Date.now()).caps, 'token');
+    return threadAuthority(verifyPresented(token, trust, () => undefined, Date.now()));
   // The registry vouches for the jti: the current token of a thread still running.
   const registry = RegistryDb.open(dbPath);
   try {
-    return authorityOf(
-      verifyPresented(token, trust, (jti) => registry.byJti(jti), Date.now()).caps,
-      'token',
-    );
+    return threadAuthority(verifyPresented(token, trust, (jti) => registry.byJti(jti), Date.now()));
   } finally {
     registry.close();
   }
+}
+
+function threadAuthority(v: VerifiedToken): Authority {
+  const authority = authorityOf(v.caps, 'token');
+  // verifyPresented accepts only a token naming a running thread.
+  return v.thread === null
+    ? authority
+    : { ...authority, holder: { kind: 'thread', thread: v.thread, exp: v.exp } };
 }

@@ -497,6 +497,10 @@ export const ERROR_CODES = {
     class: 'integrity',
     hint: 'The authority this call runs under does not hold the capability named; grant it in the directive <permissions> (or --caps), or run it as the operator.',
   },
+  CAPABILITY_COMMAND_REFUSED: {
+    class: 'integrity',
+    hint: 'A process held to a RYE_CAP_TOKEN runs only the four operations, thread commands on threads it reaches and an attenuating `rye cap mint`; run anything else as the operator, without the token (docs/capabilities.md).',
+  },
   CAPABILITY_TOKEN_INVALID: {
     class: 'integrity',
     hint: 'The capability token (RYE_CAP_TOKEN or a ceiling file) failed the check in details.reason; nothing runs under it. Mint a new one with `rye cap mint`.',

@@ -234,7 +234,7 @@ describe('stopping never trusts a pid', () => {
     expect((r.doc['error'] as { code?: string }).code).toBe('SANDBOX_NOT_FOUND');
   });
 
-  it('under RYE_CAP_TOKEN stopping is refused (CAPABILITY_DENIED) and the daemon runs on', async () => {
+  it('under RYE_CAP_TOKEN stopping is refused (CAPABILITY_COMMAND_REFUSED) and the daemon runs on', async () => {
     const tag = secret('captoken');
     const late = join(fx.project, 'out', `late-${tag}`);
     const r = await linger(probeId('shell', 'daemon'), '4', tag, late);
@@ -246,7 +246,7 @@ describe('stopping never trusts a pid', () => {
     );
     expect(res.status).not.toBe(0);
     expect((JSON.parse(res.stdout) as { error: { code: string } }).error.code).toBe(
-      'CAPABILITY_DENIED',
+      'CAPABILITY_COMMAND_REFUSED',
     );
     expect(processesWith(tag).length).toBeGreaterThan(0);
     expect(rye(['sandbox', 'stop', id]).doc['stopped']).toEqual([{ id, stopped: true }]);

@@ -57,6 +57,14 @@ export function capCommand(io: CliIo, run: Runner): Command {
               source: held.source,
             },
           );
+        // Minted under a ceiling (the runner refused a thread's token): never outliving it.
+        const until = held.holder?.exp;
+        if (until !== undefined && Math.floor(Date.now() / 1000) + ttlSeconds > until)
+          throw new RyeError(
+            'CAPABILITY_DENIED',
+            `Cannot mint a token valid for ${options.ttl}: the RYE_CAP_TOKEN it comes from expires at ${new Date(until * 1000).toISOString()}, and a token minted under it never outlives it`,
+            { source: held.source, expires_at: new Date(until * 1000).toISOString() },
+          );
         const signer = await readSigner(keyDir(ctx.spaces));
         const minted = mintCeilingToken({
           spaces: ctx.spaces,

@@ -5,6 +5,7 @@ import { Command, InvalidArgumentError } from 'commander';
 import { RyeError } from '../../errors/index.js';
 import { escapeControl, packageRoot } from '../../platform/index.js';
 import { contextOf, type CliIo, type CommonOptions } from '../context.js';
+import { refuseWithout } from '../flag-scope.js';
 import type { Runner } from '../runner.js';
 
 type ServeOptions = CommonOptions & {
@@ -40,6 +41,8 @@ export function mcpCommand(io: CliIo, run: Runner): Command {
     )
     .action((options: ServeOptions) =>
       run(options, async () => {
+        for (const flag of ['--host', '--allow-remote'])
+          refuseWithout('rye mcp serve', options, flag, '--http');
         const ctx = contextOf(options, io);
         requireDirectory(ctx.spaces.project);
         const { redactTokens } = await import('../../threads/capabilities/index.js');

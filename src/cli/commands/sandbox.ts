@@ -1,5 +1,4 @@
 import { Command } from 'commander';
-import { RyeError } from '../../errors/index.js';
 import { contextOf, withCommonOptions, type CliIo, type CommonOptions } from '../context.js';
 import { emit } from '../report.js';
 import type { Runner } from '../runner.js';
@@ -47,13 +46,7 @@ export function sandboxCommand(io: CliIo, run: Runner): Command {
       .action((ids: string[], options: CommonOptions) =>
         run(options, async () => {
           const ctx = contextOf(options, io);
-          // A process held to a thread's token (or a ceiling) acts on items, not on the operator's daemons.
-          if (io.env['RYE_CAP_TOKEN'] !== undefined)
-            throw new RyeError(
-              'CAPABILITY_DENIED',
-              'Cannot stop a daemon sandbox under RYE_CAP_TOKEN: that is the operator’s own command',
-              { operation: 'sandbox stop' },
-            );
+          // Under a RYE_CAP_TOKEN the runner refused this command (token-gate.ts).
           const { daemonRecord, stopDaemon } = await import('../../sandbox/index.js');
           // Every id is checked before anything is stopped.
           const records = ids.map((id) => daemonRecord(ctx.spaces.user, id));

@@ -8,4 +8,6 @@ export { processIo } from '../process-io.js';
 import { runReported } from './run-reported.js';
 
 export const run: FastRunner = (io, [bundleId], options) =>
-  runReported(io, options, () => bundleVerifyRun(io, bundleId ?? '', options as CommonOptions));
+  runReported(io, { command: ['bundle', 'verify'], args: [] }, options, () =>
+    bundleVerifyRun(io, bundleId ?? '', options as CommonOptions),
+  );

@@ -19,9 +19,23 @@ export interface Authority {
    * narrowing. It only ever narrows (docs/sandbox.md).
    */
   readonly sandbox?: SandboxGrants;
+  /**
+   * Set when the authority comes from a `RYE_CAP_TOKEN`: who holds it and
+   * until when. The CLI holds every command to it (src/cli/token-gate.ts).
+   */
+  readonly holder?: TokenHolder;
   /** One line naming the source and summarising the set (no secrets). */
   describe(): string;
 }
+
+/**
+ * The holder of a presented token: a minted ceiling (its jti; the trees it
+ * starts are its own) or a running thread (its descendants are its own).
+ * `exp` in seconds since the epoch.
+ */
+export type TokenHolder =
+  | { readonly kind: 'ceiling'; readonly jti: string; readonly exp: number }
+  | { readonly kind: 'thread'; readonly thread: string; readonly exp: number };
 
 /** Grants shown in full in a denial message before it summarises. */
 const SHOWN_IN_MESSAGE = 8;
@@ -61,7 +75,12 @@ export function narrowAuthority(
   source: AuthoritySource = 'caps',
   sandbox?: SandboxGrants,
 ): Authority {
-  return authorityOf(intersectCaps(base.caps, caps).set, source, meetGrants(base.sandbox, sandbox));
+  const narrowed = authorityOf(
+    intersectCaps(base.caps, caps).set,
+    source,
+    meetGrants(base.sandbox, sandbox),
+  );
+  return base.holder === undefined ? narrowed : { ...narrowed, holder: base.holder };
 }
 
 /**

@@ -1,6 +1,6 @@
 export { audienceOf } from './audience.js';
 export { authorityOf, narrowAuthority, operatorAuthority, requireAllowed } from './authority.js';
-export type { Authority, AuthoritySource } from './authority.js';
+export type { Authority, AuthoritySource, TokenHolder } from './authority.js';
 export {
   EMPTY_CAP_SET,
   allowed,

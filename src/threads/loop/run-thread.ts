@@ -45,6 +45,7 @@ export async function runThread(
   const random = input.random ?? systemRandom;
   const { pricing, limitNanos } = pricingOf(plan);
   const threadId = input.threadId ?? newThreadId(plan.directive.id, clock, random);
+  const holder = input.ops.authority.holder;
   const paths = threadPaths(input.projectRoot, threadId);
   checkThreadDir(input.projectRoot, paths, true);
   const sinceMs = Date.now();
@@ -85,6 +86,7 @@ export async function runThread(
       parentId: null,
       directiveId: plan.directive.id,
       status: 'running',
+      ...(holder?.kind === 'ceiling' ? { ceilingJti: holder.jti } : {}),
     });
     registry.setJti(threadId, token.jti);
     await budget.openAccount({ threadId, treeId: threadId, parentThreadId: null, limitNanos });

@@ -80,6 +80,15 @@ ALTER TABLE threads ADD COLUMN jti TEXT NULL;
 CREATE UNIQUE INDEX threads_jti ON threads (jti) WHERE jti IS NOT NULL;
 `,
   },
+  {
+    // The ceiling token a root was started under (a process held to a minted
+    // RYE_CAP_TOKEN): the threads that token's holder may see and control
+    // from the CLI are the trees it started (docs/capabilities.md).
+    version: 3,
+    sql: `
+ALTER TABLE threads ADD COLUMN ceiling_jti TEXT NULL;
+`,
+  },
 ];
 
 /** What the registry says about a token id: whose it is and how that thread stands. */
@@ -116,8 +125,8 @@ export class RegistryDb {
     this.#clock = clock;
     this.#st = {
       insert: db.prepare(
-        `INSERT INTO threads (thread_id, tree_id, parent_id, directive_id, status, created_ms, updated_ms)
-         VALUES (@thread_id, @tree_id, @parent_id, @directive_id, @status, @now, @now)`,
+        `INSERT INTO threads (thread_id, tree_id, parent_id, directive_id, status, ceiling_jti, created_ms, updated_ms)
+         VALUES (@thread_id, @tree_id, @parent_id, @directive_id, @status, @ceiling_jti, @now, @now)`,
       ),
       status: db.prepare<[string, number, string]>(
         'UPDATE threads SET status = ?, updated_ms = ? WHERE thread_id = ?',
@@ -136,6 +145,9 @@ export class RegistryDb {
         'INSERT INTO edges (parent_id, child_id, kind, created_ms) VALUES (?, ?, ?, ?)',
       ),
       get: db.prepare<[string], ThreadDbRow>('SELECT * FROM threads WHERE thread_id = ?'),
+      lineage: db.prepare<[string], { parent_id: string | null; ceiling_jti: string | null }>(
+        'SELECT parent_id, ceiling_jti FROM threads WHERE thread_id = ?',
+      ),
       all: db.prepare<[], ThreadDbRow>('SELECT * FROM threads ORDER BY created_ms, thread_id'),
       edgesOf: db.prepare<
         [string],
@@ -179,6 +191,8 @@ export class RegistryDb {
     directiveId: string;
     status?: ThreadStatus;
     edge?: EdgeKind;
+    /** A root started under a ceiling token: that token's jti. */
+    ceilingJti?: string;
   }): void {
     const now = this.#clock.now();
     this.#write(() => {
@@ -188,12 +202,33 @@ export class RegistryDb {
         parent_id: row.parentId === null ? null : parseThreadId(row.parentId),
         directive_id: row.directiveId,
         status: row.status ?? 'created',
+        ceiling_jti: row.ceilingJti ?? null,
         now,
       });
       if (row.parentId !== null) {
         this.#st.edge.run(row.parentId, row.threadId, row.edge ?? 'spawn', now);
       }
     });
+  }
+
+  /**
+   * The thread's ancestry, nearest first: its parent, the parent's parent, up
+   * to its root, then the ceiling jti its root was started under (null when
+   * none). Undefined when the thread is not indexed.
+   */
+  lineageOf(threadId: string): { ancestors: string[]; ceilingJti: string | null } | undefined {
+    let row = this.#st.lineage.get(threadId);
+    if (row === undefined) return undefined;
+    const ancestors: string[] = [];
+    // parent_id references an indexed thread and a thread is never its own
+    // ancestor (ids are new at insert); the bound only guards a hand-made file.
+    while (row.parent_id !== null && ancestors.length < 10_000) {
+      ancestors.push(row.parent_id);
+      const parent = this.#st.lineage.get(row.parent_id);
+      if (parent === undefined) break;
+      row = parent;
+    }
+    return { ancestors, ceilingJti: row.ceiling_jti };
   }
 
   /** Record an edge between two indexed threads (a continuation, say). */
