@@ -12,8 +12,8 @@ import { hostPidOf } from '../helpers/process-alive.js';
 
 /**
  * What a tool that leaves files declares: it runs sandboxed, and writes only in
- * the project's \`markers/\` (\`McpProject.markers\`). No ceiling here narrows
- * writes to exclude it, so a tool that ran always leaves its file.
+ * the project's \`markers/\` (\`McpProject.markers\`). No ceiling a marking tool
+ * runs under has a \`<sandbox>\`, so a tool that ran always leaves its file.
  */
 export const WRITES_MARKERS = '{"write": ["markers"]}';
 
