@@ -78,10 +78,13 @@ open(os.environ["RYE_TEST_MARKER"], "a").write(sys.argv[0] + "\\n")
 print(json.dumps({"echo": params}))
 `;
 
-/** A python tool that sleeps 30 s, then writes the marker: proof it was not killed. */
+/**
+ * A python tool that writes \`<marker>.started\` (it runs), sleeps 30 s, then
+ * writes the marker: proof it was not killed.
+ */
 const SLOW_TOOL = ECHO_TOOL.replace('echo with a marker', 'sleep, then mark').replace(
   'params = json.loads',
-  'import time\ntime.sleep(30)\nparams = json.loads',
+  'open(os.environ["RYE_TEST_MARKER"] + ".started", "w")\nimport time\ntime.sleep(30)\nparams = json.loads',
 );
 
 /** A python tool outside the directive's capabilities; running it would write the marker. */
