@@ -40,3 +40,20 @@ export function processesUnder(dir: string): number[] {
   }
   return found;
 }
+
+/**
+ * The host pid of the live process under `dir` (as `processesUnder`) that
+ * saw itself as `ownPid`: the pid a sandboxed tool writes down is its own PID
+ * namespace's, the innermost one of `NSpid` in the host's
+ * `/proc/<pid>/status` (without a sandbox the two are the same).
+ */
+export function hostPidOf(ownPid: number, dir: string): number | undefined {
+  return processesUnder(dir).find((pid) => {
+    try {
+      const line = /^NSpid:\s*(.*)$/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
+      return Number(line?.trim().split(/\s+/).at(-1)) === ownPid;
+    } catch {
+      return false;
+    }
+  });
+}

@@ -1,8 +1,10 @@
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
+  WRITES_MARKERS,
   connect,
+  hostPidsIn,
   makeMcpProject,
   processAlive,
   pythonTool,
@@ -11,8 +13,9 @@ import {
 } from './support.js';
 
 /**
- * `t/tree`: starts a grandchild that waits for the `go` file and then writes
- * the `late` marker, writes both pids, and sleeps a minute.
+ * `t/tree`: runs in the folder `dir`, starts a grandchild (there too) that
+ * waits for the `go` file and then writes the `late` marker, writes both pids
+ * to `pids` there, and sleeps a minute.
  */
 async function withTreeTool(p: McpProject): Promise<void> {
   p.write(
@@ -21,25 +24,23 @@ async function withTreeTool(p: McpProject): Promise<void> {
       't',
       [
         'import subprocess',
+        'os.makedirs(params["dir"], exist_ok=True)',
+        'os.chdir(params["dir"])',
         "waiter = \"import os, sys, time\\nwhile not os.path.exists(sys.argv[1]): time.sleep(0.02)\\nopen(sys.argv[2], 'w').write('late')\\n\"",
         'child = subprocess.Popen([sys.executable, "-c", waiter, params["go"], params["late"]])',
-        'open(params["pids"], "w").write(str(os.getpid()) + " " + str(child.pid))',
+        'open("pids", "w").write(str(os.getpid()) + " " + str(child.pid))',
         'time.sleep(60)',
         'print("{}")',
       ].join('\n'),
+      WRITES_MARKERS,
     ),
   );
   await p.sign('tool', 't/tree');
 }
 
-/** The tool's and its grandchild's pids, once both run. */
-async function pidsOf(path: string): Promise<[number, number]> {
-  await until(
-    () => existsSync(path) && readFileSync(path, 'utf8').includes(' '),
-    20_000,
-    'the tool tree',
-  );
-  return readFileSync(path, 'utf8').trim().split(' ').map(Number) as [number, number];
+/** The tool's and its grandchild's host pids, once both run. */
+async function pidsOf(dir: string): Promise<[number, number]> {
+  return (await hostPidsIn(dir, 'pids', 2)) as [number, number];
 }
 
 describe('cancelling an MCP call kills the tool’s whole process tree', () => {
@@ -48,7 +49,7 @@ describe('cancelling an MCP call kills the tool’s whole process tree', () => {
     await withTreeTool(p);
     const c = await connect(p);
     const paths = {
-      pids: join(p.markers, 'pids'),
+      dir: join(p.markers, 'tree'),
       go: join(p.markers, 'go'),
       late: join(p.markers, 'late'),
     };
@@ -58,7 +59,7 @@ describe('cancelling an MCP call kills the tool’s whole process tree', () => {
       undefined,
       { signal: controller.signal },
     );
-    const [tool, grandchild] = await pidsOf(paths.pids);
+    const [tool, grandchild] = await pidsOf(paths.dir);
     expect(processAlive(tool) && processAlive(grandchild)).toBe(true);
     controller.abort('the user changed their mind');
     await expect(call).rejects.toThrow();
@@ -80,7 +81,7 @@ describe('cancelling an MCP call kills the tool’s whole process tree', () => {
     await withTreeTool(p);
     const c = await connect(p);
     const paths = {
-      pids: join(p.markers, 'pids'),
+      dir: join(p.markers, 'tree'),
       go: join(p.markers, 'go'),
       late: join(p.markers, 'late'),
     };
@@ -90,7 +91,7 @@ describe('cancelling an MCP call kills the tool’s whole process tree', () => {
         arguments: { item_type: 'tool', item_id: 't/tree', parameters: paths },
       })
       .catch(() => undefined);
-    const [tool, grandchild] = await pidsOf(paths.pids);
+    const [tool, grandchild] = await pidsOf(paths.dir);
     await c.client.close();
     await until(() => !processAlive(c.pid), 5_000, 'the server to exit');
     // close() ends stdin first: the server left on EOF, not on the SDK's later SIGTERM.

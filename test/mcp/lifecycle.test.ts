@@ -1,27 +1,25 @@
 import { spawn } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { RYE_BIN } from '../helpers/cli.js';
 import { startRawServer, type RawServer } from './raw-server.js';
-import { makeMcpProject, processAlive, until, writeRootFile } from './support.js';
+import { hostPidsIn, makeMcpProject, processAlive, until, writeRootFile } from './support.js';
 
-/** Start t/sleeper (it writes its pid, then sleeps a minute) and return its pid once it runs. */
-async function startSleeper(server: RawServer, marker: string): Promise<number> {
+/**
+ * Start t/sleeper in the folder `dir` (it writes its pid, then sleeps a minute)
+ * and return its host pid once it runs.
+ */
+async function startSleeper(server: RawServer, dir: string): Promise<number> {
   server.send({
     id: 7,
     method: 'tools/call',
     params: {
       name: 'execute',
-      arguments: { item_type: 'tool', item_id: 't/sleeper', parameters: { path: marker } },
+      arguments: { item_type: 'tool', item_id: 't/sleeper', parameters: { path: dir } },
     },
   });
-  await until(
-    () => existsSync(marker) && readFileSync(marker, 'utf8') !== '',
-    20_000,
-    'the sleeper',
-  );
-  return Number(readFileSync(marker, 'utf8'));
+  const [pid] = await hostPidsIn(dir, 'pid');
+  return pid ?? -1;
 }
 
 describe('rye mcp serve lifecycle', () => {

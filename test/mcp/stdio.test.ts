@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, it } from 'vitest';
 import { editFile, knowledgeText } from '../helpers/catalog.js';
-import { connect, makeMcpProject, pythonTool, type Connected } from './support.js';
+import { WRITES_MARKERS, connect, makeMcpProject, pythonTool, type Connected } from './support.js';
 
 /** The SDK client validates structuredContent against the output schema: a call that returns passed it. */
 async function call(
@@ -126,7 +126,10 @@ describe('rye mcp serve over stdio (the SDK client against a real child process)
     expect((tampered.doc['error'] as { hint: string }).hint.length).toBeGreaterThan(10);
 
     const unsignedMarker = join(p.markers, 'unsigned');
-    p.write('.ai/tools/t/fresh.py', pythonTool('t', 'open(params["path"], "w").write("ran")'));
+    p.write(
+      '.ai/tools/t/fresh.py',
+      pythonTool('t', 'open(params["path"], "w").write("ran")', WRITES_MARKERS),
+    );
     const unsigned = await call(c, 'execute', {
       item_type: 'tool',
       item_id: 't/fresh',

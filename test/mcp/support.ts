@@ -1,5 +1,5 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { realpathSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -8,14 +8,29 @@ import { audienceOf, mintToken, parseCapability } from '../../src/threads/capabi
 import { newThreadId } from '../../src/threads/ids/index.js';
 import { RYE_BIN } from '../helpers/cli.js';
 import { makeCatalogProject, type CatalogProject } from '../helpers/catalog.js';
+import { hostPidOf } from '../helpers/process-alive.js';
 
-/** A Python tool whose body follows the metadata; `params` is the parsed --params JSON. */
-export const pythonTool = (category: string, body: string): string => `import json, os, sys, time
+/**
+ * What a tool that leaves files declares: it runs sandboxed, and writes only in
+ * the project's \`markers/\` (\`McpProject.markers\`). No ceiling a marking tool
+ * runs under has a \`<sandbox>\`, so a tool that ran always leaves its file.
+ */
+export const WRITES_MARKERS = '{"write": ["markers"]}';
+
+/**
+ * A Python tool whose body follows the metadata; `params` is the parsed
+ * --params JSON; `permissions`, when given, is its `__permissions__`.
+ */
+export const pythonTool = (
+  category: string,
+  body: string,
+  permissions?: string,
+): string => `import json, os, sys, time
 __version__ = "1.0.0"
 __tool_type__ = "python"
 __executor_id__ = "rye/core/runtimes/python_script_runtime"
 __category__ = "${category}"
-__tool_description__ = "mcp test tool"
+__tool_description__ = "mcp test tool"${permissions === undefined ? '' : `\n__permissions__ = ${permissions}`}
 params = json.loads(sys.argv[sys.argv.index("--params") + 1]) if "--params" in sys.argv else {}
 ${body}
 `;
@@ -45,24 +60,22 @@ export const READER_PERMISSIONS = `      <execute><tool>t.echo</tool></execute>
       <load><knowledge>notes.*</knowledge></load>`;
 
 export interface McpProject extends CatalogProject {
-  /** Where `t/marker` and `t/sleeper` leave their files. */
+  /** Where `t/marker` and `t/sleeper` leave their files: the project's `markers/`. */
   readonly markers: string;
 }
 
 /**
  * A signed project for the server: tools `t/echo` (echoes its parameters),
  * `t/noisy` (floods stdout and stderr, reads stdin), `t/marker` (writes the
- * file named by `path`), `t/sleeper` (writes its pid, then sleeps a minute),
+ * file named by `path`), `t/sleeper` (makes the folder named by `path`, runs
+ * in it, writes its pid to `pid` there, then sleeps a minute),
  * knowledge `notes/alpha` and `secret/plan`, and the directive
  * `ceilings/reader`.
  */
 export async function makeMcpProject(): Promise<McpProject> {
-  // The MCP suites test the protocol and the server's guards; their tools write
-  // markers (and pids) beside the project, where no sandbox lets them: the
-  // operator's `sandbox: off`. Containment is tested in test/sandbox.
-  const p = await makeCatalogProject({ sandbox: 'off' });
-  const markers = join(p.root, 'markers');
-  p.write('markers/.keep', '', p.root);
+  const p = await makeCatalogProject();
+  const markers = join(p.project, 'markers');
+  p.write('markers/.keep', '');
   p.write('.ai/tools/t/echo.py', pythonTool('t', 'print(json.dumps({"echo": params}))'));
   p.write(
     '.ai/tools/t/noisy.py',
@@ -79,13 +92,24 @@ export async function makeMcpProject(): Promise<McpProject> {
   );
   p.write(
     '.ai/tools/t/marker.py',
-    pythonTool('t', 'open(params["path"], "w").write("ran")\nprint(json.dumps({"ok": True}))'),
+    pythonTool(
+      't',
+      'open(params["path"], "w").write("ran")\nprint(json.dumps({"ok": True}))',
+      WRITES_MARKERS,
+    ),
   );
   p.write(
     '.ai/tools/t/sleeper.py',
     pythonTool(
       't',
-      'open(params["path"], "w").write(str(os.getpid()))\ntime.sleep(60)\nprint("{}")',
+      [
+        'os.makedirs(params["path"], exist_ok=True)',
+        'os.chdir(params["path"])',
+        'open("pid", "w").write(str(os.getpid()))',
+        'time.sleep(60)',
+        'print("{}")',
+      ].join('\n'),
+      WRITES_MARKERS,
     ),
   );
   await p.sign('tool', 't/*');
@@ -195,6 +219,27 @@ export async function startHttp(
   await until(() => /at (http:\S+)/.test(stderr), 20_000, 'the listening line');
   const url = new URL(/at (http:\S+)/.exec(stderr)?.[1] ?? '');
   return { child, url, stderr: () => stderr };
+}
+
+/**
+ * The host pids of the processes running in `dir` whose pids are written in
+ * `dir/<file>` (space-separated), once all of them run: a sandboxed tool
+ * writes its own PID namespace's pids, which name nothing on the host.
+ */
+export async function hostPidsIn(dir: string, file: string, count = 1): Promise<number[]> {
+  let pids: number[] = [];
+  await until(
+    () => {
+      const path = join(dir, file);
+      const own = existsSync(path) ? readFileSync(path, 'utf8').trim().split(' ').map(Number) : [];
+      if (own.length !== count || own.some((pid) => !(pid > 0))) return false;
+      pids = own.map((pid) => hostPidOf(pid, realpathSync(dir)) ?? -1);
+      return pids.every((pid) => pid > 0);
+    },
+    20_000,
+    `the processes in ${dir}`,
+  );
+  return pids;
 }
 
 /** Wait until `check` holds, polling every 25 ms, for at most `ms` (then throw). */

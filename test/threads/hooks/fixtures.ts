@@ -10,7 +10,7 @@ import type { ThreadRun } from '../../../src/threads/loop/thread-run.js';
 import { createProviderClient, selectProvider } from '../../../src/threads/providers/index.js';
 import { threadPaths } from '../../../src/threads/store/index.js';
 import type { ScriptEntry } from '../../support/scripted-provider/index.js';
-import { threadProject, type ThreadProject } from '../loop/fixtures.js';
+import { MARKER_PERMISSIONS, threadProject, type ThreadProject } from '../loop/fixtures.js';
 
 /** A python tool printing a fixed JSON document (and appending its params to the marker). */
 export function jsonTool(output: unknown, description = 'prints a fixed answer'): string {
@@ -20,8 +20,9 @@ __tool_type__ = "python"
 __executor_id__ = "rye/core/runtimes/python_script_runtime"
 __category__ = "t"
 __tool_description__ = "${description}"
+__permissions__ = ${MARKER_PERMISSIONS}
 params = json.loads(sys.argv[2])
-open(os.environ.get("RYE_TEST_MARKER", "marker.txt"), "a").write(json.dumps(params) + "\\n")
+open(os.environ["RYE_TEST_MARKER"], "a").write(json.dumps(params) + "\\n")
 print(${JSON.stringify(JSON.stringify(output))})
 `;
 }

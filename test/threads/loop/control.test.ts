@@ -76,10 +76,9 @@ async function threads(p: ThreadProject): Promise<{ thread_id: string; status: s
   }>().threads;
 }
 
-/** The marker a tool writes after 30 s of sleep, i.e. only if nothing killed it. */
+/** Until t/slow runs (it marks only after 30 s of sleep, i.e. only if nothing killed it). */
 async function toolStarted(p: ThreadProject): Promise<void> {
-  await until(() => p.server.requests.length >= 1);
-  await delay(700); // the tool's process has started (python takes a moment)
+  await until(() => existsSync(`${p.marker}.started`));
 }
 
 describe('rye thread cancel', () => {

@@ -1,5 +1,5 @@
-import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { loadTrustStore } from '../../../src/integrity/index.js';
 import { trustStores } from '../../../src/items/index.js';
 import { RegistryDb, registryDbPath, threadPaths } from '../../../src/threads/store/index.js';
@@ -58,6 +58,13 @@ export function directiveText(
 `;
 }
 
+/**
+ * What a fixture tool that marks declares: it runs sandboxed and appends to
+ * RYE_TEST_MARKER, in the project's \`markers/\`. No directive of these suites
+ * narrows writes (none has a \`<sandbox>\`), so a tool that ran always marks.
+ */
+export const MARKER_PERMISSIONS = '{"write": ["markers"], "env": ["RYE_TEST_MARKER"]}';
+
 /** A python tool that writes a marker file (proof it ran) and echoes its parameters. */
 const ECHO_TOOL = `import json, sys, os
 __version__ = "1.0.0"
@@ -65,15 +72,19 @@ __tool_type__ = "python"
 __executor_id__ = "rye/core/runtimes/python_script_runtime"
 __category__ = "t"
 __tool_description__ = "echo with a marker"
+__permissions__ = ${MARKER_PERMISSIONS}
 params = json.loads(sys.argv[2])
-open(os.environ.get("RYE_TEST_MARKER", "marker.txt"), "a").write(sys.argv[0] + "\\n")
+open(os.environ["RYE_TEST_MARKER"], "a").write(sys.argv[0] + "\\n")
 print(json.dumps({"echo": params}))
 `;
 
-/** A python tool that sleeps 30 s, then writes the marker: proof it was not killed. */
+/**
+ * A python tool that writes \`<marker>.started\` (it runs), sleeps 30 s, then
+ * writes the marker: proof it was not killed.
+ */
 const SLOW_TOOL = ECHO_TOOL.replace('echo with a marker', 'sleep, then mark').replace(
   'params = json.loads',
-  'import time\ntime.sleep(30)\nparams = json.loads',
+  'open(os.environ["RYE_TEST_MARKER"] + ".started", "w")\nimport time\ntime.sleep(30)\nparams = json.loads',
 );
 
 /** A python tool outside the directive's capabilities; running it would write the marker. */
@@ -81,6 +92,7 @@ const EVIL_TOOL = ECHO_TOOL.replace('echo with a marker', 'must never run');
 
 export interface ThreadProject extends ExecProject {
   readonly server: ScriptedProvider;
+  /** Where t/echo, t/evil and t/slow append (in the project's \`markers/\`). */
   readonly marker: string;
   run(args: readonly string[], env?: NodeJS.ProcessEnv): Promise<CliResult>;
 }
@@ -90,8 +102,7 @@ export async function threadProject(
   script: readonly ScriptEntry[],
   options: { limits?: string; model?: string; tool?: string } = {},
 ): Promise<ThreadProject> {
-  // Its tools write proof markers beside the project: the operator's sandbox: off (test/sandbox tests containment).
-  const p = await makeExecProject({ sandbox: 'off' });
+  const p = await makeExecProject();
   const signer = await readSigner(keyDir(p.spaces));
   p.write('.ai/tools/t/echo.py', ECHO_TOOL);
   p.write('.ai/tools/t/evil.py', EVIL_TOOL);
@@ -105,7 +116,8 @@ export async function threadProject(
     signText(notes, { itemType: 'knowledge', extension: '.md', signer }).text,
   );
   const server = await startScriptedProvider({ script });
-  const marker = join(p.root, 'marker.txt');
+  const marker = join(p.project, 'markers', 'marker.txt');
+  mkdirSync(dirname(marker));
   const env = {
     ...p.env,
     ANTHROPIC_API_KEY: 'test-key',

@@ -1,5 +1,3 @@
-import { rmSync } from 'node:fs';
-import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { EXECUTE, threadProject, verifiedEvents, type ThreadProject } from './fixtures.js';
 
@@ -43,8 +41,6 @@ async function project(limits?: string): Promise<ThreadProject> {
       ...(limits === undefined ? {} : { limits }),
     },
   ));
-  // This suite runs sandboxed: the fixture's user config turns it off for the others.
-  rmSync(join(p.user, '.ai', 'config.yaml'), { force: true });
   p.write('.ai/tools/t/chan.mjs', CHAN_TOOL);
   await p.sign('tool', 't/chan');
   return p;

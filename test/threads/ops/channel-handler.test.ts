@@ -383,10 +383,11 @@ describe('channelHandler()', () => {
 
   it('refuses an execute deeper than MAX_CHANNEL_DEPTH tools running tools, and runs nothing', async () => {
     const p = await project();
-    const marker = join(p.root, 'deep-marker');
+    // In the project and declared: had it run in its sandbox, it would have marked.
+    const marker = join(p.project, 'markers', 'deep-marker');
     p.write(
       '.ai/tools/ch/deep.mjs',
-      nodeTool('').replace(
+      nodeTool('export const __permissions__ = { write: ["markers"] };').replace(
         'const { requests',
         `import { writeFileSync } from 'node:fs';\nwriteFileSync(${JSON.stringify(marker)}, 'ran');\nconst { requests`,
       ),
@@ -402,5 +403,9 @@ describe('channelHandler()', () => {
       error: { code: 'CHANNEL_DENIED' },
     });
     expect(existsSync(marker)).toBe(false);
+    // One level up, the same request runs the tool, and it marks.
+    const shallower = channelHandler({ ...context(p), channelDepth: MAX_CHANNEL_DEPTH - 1 });
+    expect(await shallower(deeper, ['rye.execute.tool.*'])).toMatchObject({ status: 'success' });
+    expect(existsSync(marker)).toBe(true);
   });
 });

@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { verifiedEvents } from '../loop/fixtures.js';
@@ -54,8 +54,11 @@ function alive(pid: number): boolean {
   }
 }
 
-function pidOf(p: TreeProject, label: string): number {
-  return Number(readFileSync(join(p.dir, `${label}.pid`), 'utf8'));
+/** The host pid of a sleeper, once it runs (the pid it writes is its sandbox's own). */
+async function pidOf(p: TreeProject, label: string): Promise<number> {
+  let pid: number | undefined;
+  await until(() => (pid = p.sleeperPid(label)) !== undefined);
+  return pid ?? -1;
 }
 
 const SLEEPING = (label: string) => ({
@@ -103,7 +106,7 @@ describe('fail_fast and cancel', () => {
           match: { directive: 'worker', first_user_includes: '"part": "bad"' },
           turns: [
             {
-              tool_calls: [execTool('t/waitfor', { file: 'slow.pid' })],
+              tool_calls: [execTool('t/waitfor', { file: 'slow.seen' })],
               usage: { in: 10, out: 1 },
             },
             returns('broke', 'failure'),
@@ -111,8 +114,12 @@ describe('fail_fast and cancel', () => {
         },
       ],
     ));
-    // "bad" fails only once "slow" is asleep in its tool.
-    const result = await p.run('demo/orchestrate', { goal: 'x' });
+    // "bad" fails only once the test has seen "slow" asleep in its tool.
+    const running = p.run('demo/orchestrate', { goal: 'x' });
+    const slow = await pidOf(p, 'slow');
+    expect(alive(slow)).toBe(true);
+    writeFileSync(join(p.dir, 'slow.seen'), '');
+    const result = await running;
     expect(p.server.problems).toEqual([]);
     expect(result).toMatchObject({ status: 'completed', outputs: { answer: 'replan' } });
     const events = await verifiedEvents(p, result.thread_id);
@@ -134,7 +141,7 @@ describe('fail_fast and cancel', () => {
       code: 'THREAD_CANCELLED',
       details: { reason: 'sibling_failed' },
     });
-    expect(alive(pidOf(p, 'slow'))).toBe(false);
+    expect(alive(slow)).toBe(false);
   }, 60_000);
 
   it('cancelling the root cancels every descendant and kills their tool processes', async () => {
@@ -170,10 +177,7 @@ describe('fail_fast and cancel', () => {
     ));
     const controller = new AbortController();
     const running = p.run('demo/orchestrate', { goal: 'x' }, controller.signal);
-    await until(
-      () => existsSync(join(p.dir, 'child.pid')) && existsSync(join(p.dir, 'grandchild.pid')),
-    );
-    const pids = [pidOf(p, 'child'), pidOf(p, 'grandchild')];
+    const pids = [await pidOf(p, 'child'), await pidOf(p, 'grandchild')];
     expect(pids.every(alive)).toBe(true);
     controller.abort('operator');
     const result = await running;

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, realpathSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadTrustStore, readSigner } from '../../../src/integrity/index.js';
 import { keyDir, trustStores } from '../../../src/items/index.js';
@@ -21,6 +21,7 @@ import {
   type ThreadRecord,
 } from '../../../src/threads/store/index.js';
 import { makeExecProject, type ExecProject } from '../../helpers/exec-project.js';
+import { hostPidOf } from '../../helpers/process-alive.js';
 import {
   startScriptedProvider,
   type ScriptEntry,
@@ -72,6 +73,13 @@ ${options.permissions}
 `;
 }
 
+/**
+ * The tools run sandboxed and write in the project's \`markers/\` (RYE_TEST_DIR):
+ * each declares it, and no directive of these suites narrows writes (none has
+ * a \`<sandbox>\`), so a tool that ran always leaves its marker.
+ */
+const MARKERS = '"write": ["markers"], "env": ["RYE_TEST_DIR"]';
+
 /** A python tool: writes `<name>.ran` into RYE_TEST_DIR (proof it ran) and echoes its parameters. */
 function markerTool(name: string): string {
   return `import json, sys, os
@@ -80,6 +88,7 @@ __tool_type__ = "python"
 __executor_id__ = "rye/core/runtimes/python_script_runtime"
 __category__ = "t"
 __tool_description__ = "${name} with a marker"
+__permissions__ = {${MARKERS}}
 params = json.loads(sys.argv[2])
 open(os.path.join(os.environ["RYE_TEST_DIR"], "${name}.ran"), "a").write("ran\\n")
 print(json.dumps({"echo": params}))
@@ -89,7 +98,8 @@ print(json.dumps({"echo": params}))
 /**
  * A tool that asks rye, over the operation channel (fd 3), to execute each of
  * its \`tools\` (\`directive:<id>\` for a directive), and saves whatever
- * RYE_CAP_TOKEN it was given (none: no token reaches a tool) to \`token.txt\`.
+ * RYE_CAP_TOKEN it was given (none: no token reaches a tool, even one that
+ * declares the name) to \`token.txt\`.
  */
 const CALLER_TOOL = `import json, sys, os
 __version__ = "1.0.0"
@@ -97,7 +107,7 @@ __tool_type__ = "python"
 __executor_id__ = "rye/core/runtimes/python_script_runtime"
 __category__ = "t"
 __tool_description__ = "asks rye over fd 3"
-__permissions__ = {"rye": ["rye.execute.tool.t/*", "rye.execute.directive.*"]}
+__permissions__ = {"rye": ["rye.execute.tool.t/*", "rye.execute.directive.*"], "write": ["markers"], "env": ["RYE_TEST_DIR", "RYE_CAP_TOKEN"]}
 params = json.loads(sys.argv[2])
 d = os.environ["RYE_TEST_DIR"]
 open(os.path.join(d, "token.txt"), "w").write(os.environ.get("RYE_CAP_TOKEN", ""))
@@ -118,14 +128,21 @@ for n, tool in enumerate(params["tools"]):
 print(json.dumps(out))
 `;
 
-/** A tool that records its pid in \`<label>.pid\` and sleeps (for cancel cascades). */
+/**
+ * A tool that runs in the folder \`<label>/\`, records its pid in \`<label>.pid\`
+ * and sleeps (for cancel cascades). The pid is its sandbox's: \`sleeperPid\`
+ * finds the host's.
+ */
 const SLEEPER_TOOL = `import json, sys, os, time
 __version__ = "1.0.0"
 __tool_type__ = "python"
 __executor_id__ = "rye/core/runtimes/python_script_runtime"
 __category__ = "t"
 __tool_description__ = "sleeps"
+__permissions__ = {${MARKERS}}
 params = json.loads(sys.argv[2])
+os.makedirs(os.path.join(os.environ["RYE_TEST_DIR"], params["label"]), exist_ok=True)
+os.chdir(os.path.join(os.environ["RYE_TEST_DIR"], params["label"]))
 open(os.path.join(os.environ["RYE_TEST_DIR"], params["label"] + ".pid"), "w").write(str(os.getpid()))
 time.sleep(60)
 print(json.dumps({"slept": True}))
@@ -138,6 +155,7 @@ __tool_type__ = "python"
 __executor_id__ = "rye/core/runtimes/python_script_runtime"
 __category__ = "t"
 __tool_description__ = "waits for a file"
+__permissions__ = {"env": ["RYE_TEST_DIR"]}
 params = json.loads(sys.argv[2])
 path = os.path.join(os.environ["RYE_TEST_DIR"], params["file"])
 end = time.time() + 20
@@ -148,9 +166,11 @@ print(json.dumps({"seen": os.path.exists(path)}))
 
 export interface TreeProject extends ExecProject {
   readonly server: ScriptedProvider;
-  /** Where the tools write their markers, pids and the captured token. */
+  /** Where the tools write their markers, pids and the captured token: the project's \`markers/\`. */
   readonly dir: string;
   ran(tool: string): boolean;
+  /** The host pid of the sleeper labelled \`label\` once it runs (undefined before). */
+  sleeperPid(label: string): number | undefined;
   run(
     directiveId: string,
     inputs: Record<string, unknown>,
@@ -173,8 +193,7 @@ export async function treeProject(
   directives: Record<string, string>,
   script: readonly ScriptEntry[],
 ): Promise<TreeProject> {
-  // Its tools write proof markers beside the project: the operator's sandbox: off (test/sandbox tests containment).
-  const p = await makeExecProject({ sandbox: 'off' });
+  const p = await makeExecProject();
   for (const name of ['echo', 'evil']) p.write(`.ai/tools/t/${name}.py`, markerTool(name));
   p.write('.ai/tools/t/caller.py', CALLER_TOOL);
   p.write('.ai/tools/t/sleeper.py', SLEEPER_TOOL);
@@ -183,7 +202,7 @@ export async function treeProject(
   for (const [id, text] of Object.entries(directives)) p.write(`.ai/directives/${id}.md`, text);
   await p.sign('directive', 'demo/*');
   const server = await startScriptedProvider({ script });
-  const dir = join(p.root, 'out');
+  const dir = join(p.project, 'markers');
   mkdirSync(dir, { recursive: true });
   const env = {
     ...p.env,
@@ -201,6 +220,11 @@ export async function treeProject(
     server,
     dir,
     ran: (tool) => existsSync(join(dir, `${tool}.ran`)),
+    sleeperPid(label) {
+      const file = join(dir, `${label}.pid`);
+      const own = existsSync(file) ? Number(readFileSync(file, 'utf8')) : 0;
+      return own > 0 ? hostPidOf(own, realpathSync(join(dir, label))) : undefined;
+    },
     async run(directiveId, inputs, signal, ids) {
       const ops = { spaces: p.spaces, env, authority: operatorAuthority() };
       const plan = await planDirectiveOperation(ops, directiveId, inputs);
