@@ -47,7 +47,8 @@ export function runCli(
     bodyPathOf(url) === undefined
       ? import(url)
       : Promise.resolve().then(() => loadCachedBody(url, importer).exports);
-  const fast = parseFastArgv(argv);
+  // Under a RYE_CAP_TOKEN every command goes through main, which holds it to the token.
+  const fast = process.env['RYE_CAP_TOKEN'] === undefined ? parseFastArgv(argv) : undefined;
   if (fast !== undefined) {
     const url = fileUrlOf(join(cliDir, 'fast', `${fast.command.runner}.js`));
     const runner = loadCachedBody(url, importer).exports as unknown as FastRunnerModule;

@@ -150,7 +150,8 @@ export async function main(argv: readonly string[], io: CliIo = processIo()): Pr
     io.stdout(`${VERSION}\n`);
     return 0;
   }
-  const fast = parseFastArgv(argv);
+  // Under a RYE_CAP_TOKEN every command goes through the program, which holds it to the token.
+  const fast = io.env['RYE_CAP_TOKEN'] === undefined ? parseFastArgv(argv) : undefined;
   if (fast !== undefined)
     return (await loadFastRunner(fast.command.runner))(io, fast.args, fast.options);
   const { runProgram } = await import('./program.js');

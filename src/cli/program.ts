@@ -3,7 +3,7 @@ import { escapeControlLines } from '../platform/index.js';
 import type { CliIo } from './context.js';
 import type { LazyCommand } from './main.js';
 import { errorDocument, formatJson } from './report.js';
-import { createRunner, type RunningCommand } from './runner.js';
+import { createRunner } from './runner.js';
 
 /** What the program is built from: see main.ts. */
 export interface ProgramSpec {
@@ -22,13 +22,21 @@ export async function runProgram(
   spec: ProgramSpec,
 ): Promise<number> {
   let exitCode = 0;
-  let running: RunningCommand | undefined;
+  // The command an action runs (set by the preAction hook below), held to a
+  // RYE_CAP_TOKEN when the process has one (token-gate.ts). main.ts and
+  // entry.ts leave the fast path under a token, so every command comes here.
+  let running: { command: string[]; args: readonly string[] } | undefined;
   const run = createRunner(
     io,
     (code) => {
       exitCode = code;
     },
-    () => running,
+    async (options) => {
+      if (io.env['RYE_CAP_TOKEN'] === undefined) return;
+      if (running === undefined) throw new Error('rye: internal error: a command ran unnamed');
+      const { refuseUnderToken } = await import('./token-gate.js');
+      await refuseUnderToken(io, running.command, running.args, options);
+    },
   );
   const program = new Command('rye')
     .description('Rye: signed items and verified execution for AI agents')

@@ -8,6 +8,4 @@ export { processIo } from '../process-io.js';
 import { runReported } from './run-reported.js';
 
 export const run: FastRunner = (io, [bundleId], options) =>
-  runReported(io, { command: ['bundle', 'verify'], args: [] }, options, () =>
-    bundleVerifyRun(io, bundleId ?? '', options as CommonOptions),
-  );
+  runReported(io, options, () => bundleVerifyRun(io, bundleId ?? '', options as CommonOptions));

@@ -12,7 +12,7 @@ export { processIo } from '../process-io.js';
 import { runReported } from './run-reported.js';
 
 export const run: FastRunner = (io, [, itemId], options) =>
-  runReported(io, { command: ['execute'], args: [] }, options, () =>
+  runReported(io, options, () =>
     // --limit (a directive's) is not on the fast path: commander's default for it.
     executeToolRun(contextOf(options, io), itemId ?? '', {
       limit: [],

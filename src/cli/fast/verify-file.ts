@@ -7,6 +7,6 @@ export { processIo } from '../process-io.js';
 import { runReported } from './run-reported.js';
 
 export const run: FastRunner = (io, [path], options) =>
-  runReported(io, { command: ['verify-file'], args: [] }, options, () =>
+  runReported(io, options, () =>
     verifyFileRun(io, path ?? '', options as unknown as VerifyFileOptions),
   );

@@ -7,6 +7,6 @@ export { processIo } from '../process-io.js';
 import { runReported } from './run-reported.js';
 
 export const run: FastRunner = (io, [type, pattern], options) =>
-  runReported(io, { command: ['verify'], args: [] }, options, () =>
+  runReported(io, options, () =>
     verifyRun(io, type ?? '', pattern ?? '', options as unknown as VerifyOptions),
   );

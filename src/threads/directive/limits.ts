@@ -78,24 +78,35 @@ export function parseLimitOverrides(args: readonly string[]): DirectiveLimits {
 }
 
 /**
- * Defaults, then the directive's limits, then the operator's overrides: the
- * last one written wins, so only a directive or the operator sets `0`.
+ * Defaults, then the directive's limits, narrowed by `narrowing` (`--limit`
+ * from the CLI, a ceiling holder or a resumed thread's record): per limit the
+ * smaller, so an override lowers a limit and never lifts it. A larger value,
+ * or `0` (unlimited), leaves the directive's; only the directive sets `0`.
  */
 export function resolveLimits(
   declared: DirectiveLimits,
-  overrides: DirectiveLimits = {},
+  narrowing: DirectiveLimits = {},
 ): ResolvedLimits {
-  const pick = <K extends LimitName>(name: K): ResolvedLimits[K] =>
-    (overrides[name] ?? declared[name] ?? DEFAULT_LIMITS[name]) as ResolvedLimits[K];
-  return {
-    turns: pick('turns'),
-    tokens: pick('tokens'),
-    spend: pick('spend'),
-    spawns: pick('spawns'),
-    depth: pick('depth'),
-    duration_seconds: pick('duration_seconds'),
-    tool_calls: pick('tool_calls'),
-  };
+  const pick = <K extends LimitName>(from: DirectiveLimits, name: K, fallback: LimitValue) =>
+    (from[name] ?? fallback) as ResolvedLimits[K];
+  const of = (
+    from: DirectiveLimits,
+    fallback: (name: LimitName) => LimitValue,
+  ): ResolvedLimits => ({
+    turns: pick(from, 'turns', fallback('turns')),
+    tokens: pick(from, 'tokens', fallback('tokens')),
+    spend: pick(from, 'spend', fallback('spend')),
+    spawns: pick(from, 'spawns', fallback('spawns')),
+    depth: pick(from, 'depth', fallback('depth')),
+    duration_seconds: pick(from, 'duration_seconds', fallback('duration_seconds')),
+    tool_calls: pick(from, 'tool_calls', fallback('tool_calls')),
+  });
+  const base = of(declared, (name) => DEFAULT_LIMITS[name]);
+  // What the narrowing leaves out narrows nothing: unlimited.
+  return clampLimits(
+    of(narrowing, (name) => (name === 'spend' ? '0' : 0)),
+    base,
+  );
 }
 
 /**

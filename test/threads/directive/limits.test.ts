@@ -35,7 +35,7 @@ describe('resolveLimits()', () => {
     expect(Object.isFrozen(DEFAULT_LIMITS)).toBe(true);
   });
 
-  it('lets the directive replace defaults (0 = unlimited) and the operator replace both', () => {
+  it('lets the directive replace defaults (0 = unlimited); an override only narrows', () => {
     const declared = { turns: 30, spend: '3.00', spawns: 0 };
     expect(resolveLimits(declared)).toMatchObject({
       turns: 30,
@@ -43,14 +43,28 @@ describe('resolveLimits()', () => {
       spawns: 0,
       depth: 5,
     });
-    const overrides = parseLimitOverrides(['turns=0', 'max_spend=0.25', 'depth=2']);
+    const overrides = parseLimitOverrides(['turns=0', 'max_spend=0.25', 'depth=2', 'spawns=4']);
     expect(resolveLimits(declared, overrides)).toEqual({
       ...DEFAULT_LIMITS,
-      turns: 0,
+      // 0 (unlimited) lifts nothing: the directive's 30 stays.
+      turns: 30,
       spend: '0.25',
-      spawns: 0,
+      // Under the directive's unlimited spawns, 4 narrows.
+      spawns: 4,
       depth: 2,
     });
+  });
+
+  it('never lifts a limit: a larger override leaves the directive’s (or the default)', () => {
+    const declared = { turns: 6, spend: '0.50' };
+    const lifted = parseLimitOverrides([
+      'turns=40',
+      'spend=0',
+      'tokens=9999999',
+      'duration_seconds=0',
+      'tool_calls=100000',
+    ]);
+    expect(resolveLimits(declared, lifted)).toEqual({ ...DEFAULT_LIMITS, turns: 6, spend: '0.50' });
   });
 });
 

@@ -6,6 +6,7 @@ import {
   EXECUTE,
   ledgerOf,
   threadProject,
+  UNLIMITED_SPEND,
   verifiedEvents,
   type ThreadProject,
 } from './fixtures.js';
@@ -107,10 +108,11 @@ describe('charging failed provider requests', () => {
   }, 30_000);
 
   it('a connection broken after the request left keeps the whole reservation (charged_max)', async () => {
-    const p = (open = await threadProject([
-      { match: { directive: 'summarise' }, turns: [{ fault: 'reset' }, RETURN] },
-    ]));
-    const res = await p.run([...EXECUTE, '--limit', 'spend=0', '--json']);
+    const p = (open = await threadProject(
+      [{ match: { directive: 'summarise' }, turns: [{ fault: 'reset' }, RETURN] }],
+      UNLIMITED_SPEND,
+    ));
+    const res = await p.run([...EXECUTE, '--json']);
     expect(res.code, res.stdout + res.stderr).toBe(0);
     const doc = res.json<Result>();
     const { snapshot } = await ledgerOf(p, doc.thread_id);
@@ -123,13 +125,16 @@ describe('charging failed provider requests', () => {
   }, 30_000);
 
   it('a stream that breaks mid-way keeps the whole reservation too', async () => {
-    const p = (open = await threadProject([
-      {
-        match: { directive: 'summarise' },
-        turns: [{ fault: 'reset', after_events: 2, reply: { text: 'half an answer' } }, RETURN],
-      },
-    ]));
-    const res = await p.run([...EXECUTE, '--limit', 'spend=0', '--json']);
+    const p = (open = await threadProject(
+      [
+        {
+          match: { directive: 'summarise' },
+          turns: [{ fault: 'reset', after_events: 2, reply: { text: 'half an answer' } }, RETURN],
+        },
+      ],
+      UNLIMITED_SPEND,
+    ));
+    const res = await p.run([...EXECUTE, '--json']);
     expect(res.code, res.stdout + res.stderr).toBe(0);
     const { snapshot } = await ledgerOf(p, res.json<Result>().thread_id);
     expect(snapshot.attempts.map((a) => a.state)).toEqual(['charged_max', 'settled']);

@@ -18,6 +18,7 @@ import {
   threadProject,
   verifiedEvents,
   type ThreadProject,
+  UNLIMITED_SPEND,
 } from './fixtures.js';
 
 let open: ThreadProject | undefined;
@@ -121,10 +122,11 @@ describe('rye thread cancel', () => {
 
   it('seals a thread whose owner died (SIGKILL): cancelled, the open attempt charged from the ledger, verify passes', async () => {
     // One conversation: the stalled turn, then (resumed) the return.
-    const p = (open = await threadProject([
-      { match: { directive: 'summarise' }, turns: [{ fault: 'stall' }, RETURN] },
-    ]));
-    const run = startExecute(p, 'a', ['--limit', 'spend=0']);
+    const p = (open = await threadProject(
+      [{ match: { directive: 'summarise' }, turns: [{ fault: 'stall' }, RETURN] }],
+      UNLIMITED_SPEND,
+    ));
+    const run = startExecute(p, 'a', []);
     await until(() => p.server.requests.length === 1);
     run.child.kill('SIGKILL');
     await run.done;

@@ -134,6 +134,9 @@ export async function threadProject(
   };
 }
 
+/** threadProject's options for a directive with unlimited spend (a --limit only narrows). */
+export const UNLIMITED_SPEND = { limits: 'max_turns="6" max_spend="0"' } as const;
+
 export const EXECUTE = ['execute', 'directive', 'demo/summarise', '--inputs', '{"topic":"style"}'];
 
 /** The transcript's events, after verifying its chain and checkpoints against the user's trust. */

@@ -7,6 +7,7 @@ import {
   threadProject,
   verifiedEvents,
   type ThreadProject,
+  UNLIMITED_SPEND,
 } from './fixtures.js';
 
 let open: ThreadProject | undefined;
@@ -33,12 +34,13 @@ describe('a thread killed mid-turn', () => {
     // The resumed request's first user message carries the new text (same-role
     // messages merge) after the inputs: the scripted server keys on the inputs,
     // so the resume continues the same conversation at its next turn.
-    const p = (open = await threadProject([
-      { match: { directive: 'summarise' }, turns: [{ fault: 'stall' }, RETURN] },
-    ]));
     // Unlimited spend: the killed attempt is charged its whole reservation, which under
     // a small limit (the output cap takes what the limit leaves) would deny the next turn.
-    const args = [RYE_BIN, ...EXECUTE, '--limit', 'spend=0', '--json', '--project', p.project];
+    const p = (open = await threadProject(
+      [{ match: { directive: 'summarise' }, turns: [{ fault: 'stall' }, RETURN] }],
+      UNLIMITED_SPEND,
+    ));
+    const args = [RYE_BIN, ...EXECUTE, '--json', '--project', p.project];
     const child = spawn(process.execPath, args, {
       env: p.env,
       stdio: 'ignore',

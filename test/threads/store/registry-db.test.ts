@@ -117,6 +117,7 @@ describe('RegistryDb', () => {
       { component: 'ledger', version: 1 },
       { component: 'threads', version: 1 },
       { component: 'threads', version: 2 },
+      { component: 'threads', version: 3 },
     ]);
     expect(raw.pragma('journal_mode', { simple: true })).toBe('wal');
     raw.close();
