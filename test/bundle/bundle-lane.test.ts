@@ -25,9 +25,8 @@ import {
   startFakeRegistry,
 } from '../registry/client/fixtures.js';
 
-// The tools of this suite write proof markers beside the project, where no
-// sandbox lets them: it runs with the operator's `sandbox: off` (containment
-// is tested in test/sandbox).
+// The tools of this suite write proof markers in the project's markers/, which
+// they declare in `write`: they run sandboxed.
 
 const ITEM_ROOTS = [
   '.ai/directives/apps/todo',
@@ -162,8 +161,8 @@ const SETTINGS = '{"greeting": "hello"}\n';
  * (trusted) key listing those files plus `stray` with its true bytes.
  */
 async function notesWithManifest(stray: string | null) {
-  const p = await makeExecProject({ sandbox: 'off' });
-  const marker = join(p.root, 'marker');
+  const p = await makeExecProject();
+  const marker = join(p.project, 'markers', 'marker');
   p.write(`${TOOL_DIR}/__init__.py`, '');
   p.write(`${TOOL_DIR}/settings.json`, SETTINGS);
   p.write(
@@ -174,6 +173,7 @@ __tool_type__ = "python"
 __executor_id__ = "rye/core/runtimes/python_script_runtime"
 __category__ = "apps/notes"
 __tool_description__ = "report"
+__permissions__ = {"write": ["markers"]}
 open(${JSON.stringify(marker)}, "w").write("ran")
 print(open(os.path.join(os.path.dirname(__file__), "settings.json")).read())
 `,

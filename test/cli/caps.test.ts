@@ -4,10 +4,13 @@ import { describe, expect, it } from 'vitest';
 import { rye } from '../helpers/cli.js';
 import { makeExecProject, type ExecProject } from '../helpers/exec-project.js';
 
-/** A tool that writes a marker file when it runs, and a knowledge entry beside it. */
+/**
+ * A tool that writes a marker file when it runs (in the project's markers/,
+ * which it may write), and a knowledge entry beside it.
+ */
 async function project(): Promise<{ p: ExecProject; marker: string }> {
-  const p = await makeExecProject({ sandbox: 'off' });
-  const marker = join(p.root, 'ran.marker');
+  const p = await makeExecProject();
+  const marker = join(p.project, 'markers', 'ran.marker');
   p.write(
     '.ai/tools/t/mark.py',
     `import json, sys
@@ -16,6 +19,7 @@ __tool_type__ = "python"
 __executor_id__ = "rye/core/runtimes/python_script_runtime"
 __category__ = "t"
 __tool_description__ = "writes a marker file"
+__permissions__ = {"write": ["markers"]}
 open(${JSON.stringify(marker)}, "w").write("ran")
 print(json.dumps({"ok": True}))
 `,

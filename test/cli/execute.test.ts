@@ -23,8 +23,16 @@ ${extra}
 ${body}
 `;
 
-async function project(body: string, extra = ''): Promise<ExecProject> {
-  const p = await makeExecProject({ sandbox: 'off' });
+/** Lets the tool write the project's markers/ (made by project(), for the sandbox off too). */
+const WRITES_MARKERS = '__permissions__ = {"write": ["markers"]}';
+
+async function project(
+  body: string,
+  extra = '',
+  sandbox: 'on' | 'off' = 'on',
+): Promise<ExecProject> {
+  const p = await makeExecProject(sandbox === 'off' ? { sandbox: 'off' } : {});
+  mkdirSync(join(p.project, 'markers'));
   p.write('.ai/tools/t/echo.py', tool(body, extra));
   await p.sign('tool', 't/echo');
   return p;
@@ -71,9 +79,12 @@ describe('rye execute tool', () => {
   });
 
   it('exits 3 with the result shape when a file was tampered with, and runs nothing', async () => {
-    const p = await project('open(sys.argv[2] and json.loads(sys.argv[2])["m"], "w").write("ran")');
+    const p = await project(
+      'open(sys.argv[2] and json.loads(sys.argv[2])["m"], "w").write("ran")',
+      WRITES_MARKERS,
+    );
     appendFileSync(join(p.project, '.ai/tools/t/echo.py'), '# edit\n');
-    const marker = join(p.root, 'm');
+    const marker = join(p.project, 'markers', 'm');
     const res = await exec(p, '--params', JSON.stringify({ m: marker }), '--json');
     expect(res.code).toBe(3);
     expect(res.json()).toMatchObject({
@@ -119,45 +130,72 @@ describe('rye execute tool', () => {
     expect(existsSync(join(p.project, '.ai', 'threads'))).toBe(false);
   });
 
-  it('kills the running tool’s process group when rye is terminated', async () => {
-    const p = await project(
-      'import os, time\nopen(json.loads(sys.argv[2])["pid"], "w").write(str(os.getpid()))\ntime.sleep(60)',
-    );
-    const pidFile = join(p.root, 'pid');
-    // A temp folder of its own: the run's verified manifest must not outlive rye.
-    const tmp = join(p.root, 'tmp');
-    mkdirSync(tmp);
-    const child = spawn(
-      process.execPath,
-      [
-        RYE_BIN,
-        'execute',
-        'tool',
-        't/echo',
-        '--project',
-        p.project,
-        '--params',
-        JSON.stringify({ pid: pidFile }),
-      ],
-      {
-        env: { ...p.env, TMPDIR: tmp },
-        stdio: 'ignore',
-      },
-    );
-    await expect
-      .poll(() => existsSync(pidFile) && readFileSync(pidFile, 'utf8') !== '', { timeout: 10_000 })
-      .toBe(true);
-    expect(readdirSync(tmp).filter((f) => f.startsWith('rye-run-'))).toHaveLength(1);
-    const toolPid = Number(readFileSync(pidFile, 'utf8'));
-    const exited = new Promise<number | null>((resolve) =>
-      child.on('exit', (code) => resolve(code)),
-    );
-    child.kill('SIGTERM');
-    expect(await exited).toBe(143);
-    await expect.poll(() => alive(toolPid), { timeout: 5000 }).toBe(false);
-    expect(readdirSync(tmp)).toEqual([]);
-  });
+  // Both ways: the kill is rye's own; sandboxed, the pid the tool sees is its
+  // PID namespace's, so the tool's processes are found by their command line.
+  it.each(['on', 'off'] as const)(
+    'kills the running tool’s process group when rye is terminated (sandbox %s)',
+    async (sandbox) => {
+      const p = await project(
+        'import os, time\nopen(json.loads(sys.argv[2])["pid"], "w").write(str(os.getpid()))\ntime.sleep(60)',
+        WRITES_MARKERS,
+        sandbox,
+      );
+      const pidFile = join(p.project, 'markers', 'pid');
+      // A temp folder of its own: the run's verified manifest must not outlive rye.
+      const tmp = join(p.root, 'tmp');
+      mkdirSync(tmp);
+      const child = spawn(
+        process.execPath,
+        [
+          RYE_BIN,
+          'execute',
+          'tool',
+          't/echo',
+          '--project',
+          p.project,
+          '--params',
+          JSON.stringify({ pid: pidFile }),
+        ],
+        {
+          env: { ...p.env, TMPDIR: tmp },
+          stdio: 'ignore',
+        },
+      );
+      await expect
+        .poll(() => existsSync(pidFile) && readFileSync(pidFile, 'utf8') !== '', {
+          timeout: 10_000,
+        })
+        .toBe(true);
+      expect(readdirSync(tmp).filter((f) => f.startsWith('rye-run-'))).toHaveLength(1);
+      const toolPid = Number(readFileSync(pidFile, 'utf8'));
+      // Every process whose command line names the pid file, rye's own aside: the tool's.
+      const tree = (): number[] => running(pidFile).filter((pid) => pid !== child.pid);
+      expect(tree()).not.toEqual([]);
+      const exited = new Promise<number | null>((resolve) =>
+        child.on('exit', (code) => resolve(code)),
+      );
+      child.kill('SIGTERM');
+      expect(await exited).toBe(143);
+      if (sandbox === 'off') await expect.poll(() => alive(toolPid), { timeout: 5000 }).toBe(false);
+      await expect.poll(() => running(pidFile), { timeout: 5000 }).toEqual([]);
+      expect(readdirSync(tmp)).toEqual([]);
+    },
+  );
 });
+
+/** Host pids of live processes whose command line contains `needle`. */
+function running(needle: string): number[] {
+  return readdirSync('/proc')
+    .filter((name) => /^[0-9]+$/.test(name))
+    .filter((name) => {
+      try {
+        return readFileSync(`/proc/${name}/cmdline`, 'utf8').includes(needle);
+      } catch {
+        return false; // gone meanwhile
+      }
+    })
+    .map(Number);
+}
 
 function alive(pid: number): boolean {
   try {
@@ -186,10 +224,10 @@ describe('rye cache clear', () => {
 
 describe('third-party code through the CLI', () => {
   it('refuses unpinned node_modules (exit 3), and runs once rye lock update pinned it with a notice', async () => {
-    const p = await makeExecProject({ sandbox: 'off' });
+    const p = await makeExecProject();
     const id = writeTsTool(p);
     await p.sign('tool', 'apps/ts-demo/**');
-    const marker = join(p.root, 'ts-marker');
+    const marker = join(p.project, 'markers', 'ts-marker'); // the tool may write markers/
     const params = JSON.stringify({ marker, word: 'hi' });
     const args = ['execute', 'tool', id, '--project', p.project, '--params', params, '--json'];
     const refused = await rye(args, { env: p.env });

@@ -17,9 +17,8 @@ import { rye } from '../helpers/cli.js';
 import { BUILT_SYSTEM, makeExecProject, type ExecProject } from '../helpers/exec-project.js';
 import { makeSigner } from '../helpers/keys.js';
 
-// The tools of this suite write proof markers beside the project, where no
-// sandbox lets them: it runs with the operator's `sandbox: off` (containment
-// is tested in test/sandbox).
+// The tools of this suite write proof markers in the project's markers/, which
+// they declare in `write`: they run sandboxed.
 
 /** A python tool at `<category>/<name>` that writes `marker` when it runs. */
 const markerTool = (category: string, marker: string, executor: string): string => `import json
@@ -28,6 +27,7 @@ __tool_type__ = "python"
 __executor_id__ = "${executor}"
 __category__ = "${category}"
 __tool_description__ = "writes a marker"
+__permissions__ = {"write": ["markers"]}
 open(${JSON.stringify(marker)}, "w").write("ran")
 print(json.dumps({"ran": True}))
 `;
@@ -58,7 +58,7 @@ const execute = (p: ExecProject, id: string) =>
 
 describe('key scopes, through the CLI', () => {
   it('a key scoped to apps/* signs other/tool: refused as untrusted, nothing ran; apps/tool runs', async () => {
-    const p = await makeExecProject({ sandbox: 'off' });
+    const p = await makeExecProject();
     const { signer, publicKeyPem } = makeSigner('carol');
     const pem = join(p.root, 'carol.pem');
     writeFileSync(pem, publicKeyPem);
@@ -83,7 +83,7 @@ describe('key scopes, through the CLI', () => {
     expect(toml).toContain('scope = ["apps/*"]');
     expect(toml).toContain('item_types = ["tool"]');
 
-    const outside = join(p.root, 'outside');
+    const outside = join(p.project, 'markers', 'outside');
     writeSigned(p, '.ai/tools/other/tool.py', markerTool('other', outside, PY_RUNTIME), signer);
     const refused = await execute(p, 'other/tool');
     expect(refused.code).toBe(3);
@@ -93,7 +93,7 @@ describe('key scopes, through the CLI', () => {
     );
     expect(existsSync(outside)).toBe(false);
 
-    const inside = join(p.root, 'inside');
+    const inside = join(p.project, 'markers', 'inside');
     writeSigned(p, '.ai/tools/apps/tool.py', markerTool('apps', inside, PY_RUNTIME), signer);
     const ran = await execute(p, 'apps/tool');
     expect(ran.code, ran.stdout + ran.stderr).toBe(0);
@@ -101,7 +101,7 @@ describe('key scopes, through the CLI', () => {
   });
 
   it('rye trust list shows each key with its scope; a bad --scope is a usage error', async () => {
-    const p = await makeExecProject({ sandbox: 'off' });
+    const p = await makeExecProject();
     const { publicKeyPem } = makeSigner('dave');
     const pem = join(p.root, 'dave.pem');
     writeFileSync(pem, publicKeyPem);
@@ -137,10 +137,10 @@ describe('key scopes, through the CLI', () => {
       .replace(/^# rye:signed:.*\n/, '')
       .replace('category: rye/core/runtimes', 'category: proj/runtimes');
     const setup = async (runtimeScope: string[]) => {
-      const p = await makeExecProject({ sandbox: 'off' });
+      const p = await makeExecProject();
       const toolKey = stranger(p, 'tools-author', { ids: ['proj/tool'], itemTypes: ['tool'] });
       const runtimeKey = stranger(p, 'runtime-author', { ids: runtimeScope, itemTypes: null });
-      const marker = join(p.root, 'marker');
+      const marker = join(p.project, 'markers', 'marker');
       writeSigned(
         p,
         '.ai/tools/proj/tool.py',
@@ -168,8 +168,8 @@ describe('key scopes, through the CLI', () => {
 
   it('a bundle manifest signed by a key not scoped for the bundle does not cover an unsigned file', async () => {
     const setup = async (scope: KeyScope) => {
-      const p = await makeExecProject({ sandbox: 'off' });
-      const marker = join(p.root, 'marker');
+      const p = await makeExecProject();
+      const marker = join(p.project, 'markers', 'marker');
       p.write('.ai/tools/apps/notes/__init__.py', '');
       // Unsigned: only a manifest entry could authenticate it.
       p.write(
@@ -178,7 +178,7 @@ describe('key scopes, through the CLI', () => {
       );
       p.write(
         '.ai/tools/apps/notes/run.py',
-        markerTool('apps/notes', join(p.root, 'unused'), PY_RUNTIME).replace(
+        markerTool('apps/notes', join(p.project, 'markers', 'unused'), PY_RUNTIME).replace(
           'import json',
           'import json\nimport helper',
         ),
@@ -217,9 +217,14 @@ describe('key scopes, through the CLI', () => {
 
 describe('rye verify-file --item-id', () => {
   it('verifies a file signed by a scoped key only as an id the scope covers', async () => {
-    const p = await makeExecProject({ sandbox: 'off' });
+    const p = await makeExecProject();
     const signer = stranger(p, 'dana', { ids: ['apps/*'], itemTypes: null });
-    writeSigned(p, 'loose/tool.py', markerTool('apps', join(p.root, 'm'), PY_RUNTIME), signer);
+    writeSigned(
+      p,
+      'loose/tool.py',
+      markerTool('apps', join(p.project, 'markers', 'm'), PY_RUNTIME),
+      signer,
+    );
     const file = join(p.project, 'loose/tool.py');
     const check = (...extra: string[]) =>
       rye(

@@ -23,9 +23,8 @@ import {
 import { rye, type CliResult } from '../helpers/cli.js';
 import { makeExecProject, type ExecProject } from '../helpers/exec-project.js';
 
-// The tools of this suite write proof markers beside the project, where no
-// sandbox lets them: it runs with the operator's `sandbox: off` (containment
-// is tested in test/sandbox).
+// The tools of this suite write proof markers in the project's markers/, which
+// they declare in `write`: they run sandboxed, and so would a shadowing runtime.
 
 /** A stranger's key pair (not the user's), as a repository author would ship it. */
 async function stranger(p: ExecProject, name: string): Promise<{ signer: Signer; toml: string }> {
@@ -47,6 +46,7 @@ __tool_type__ = "python"
 __executor_id__ = "rye/core/runtimes/python_script_runtime"
 __category__ = "apps/cloned"
 __tool_description__ = "writes a marker"
+__permissions__ = {"write": ["markers"]}
 open(${JSON.stringify(marker)}, "w").write("ran")
 print(json.dumps({"ran": True}))
 `;
@@ -58,9 +58,9 @@ async function clonedProject(): Promise<{
   marker: string;
   real: string;
 }> {
-  const p = await makeExecProject({ sandbox: 'off' });
+  const p = await makeExecProject();
   const { signer, toml } = await stranger(p, 'mallory');
-  const marker = join(p.root, 'tool-ran');
+  const marker = join(p.project, 'markers', 'tool-ran');
   p.write(`.ai/trusted_keys/${signer.fingerprint}.toml`, toml);
   p.write(
     '.ai/tools/apps/cloned/run.py',
@@ -184,7 +184,7 @@ describe('project trust needs the user’s approval', () => {
   });
 
   it('approve with no key files approves nothing', async () => {
-    const p = await makeExecProject({ sandbox: 'off' });
+    const p = await makeExecProject();
     const res = await cli(p, 'trust', 'approve');
     expect(res.code).toBe(0);
     expect(res.json()).toMatchObject({ approved: false, status: 'none' });
@@ -192,7 +192,7 @@ describe('project trust needs the user’s approval', () => {
   });
 
   it('trust add --space project keeps an approved (or empty) store approved; it never approves keys already pending', async () => {
-    const p = await makeExecProject({ sandbox: 'off' });
+    const p = await makeExecProject();
     const carol = await stranger(p, 'carol');
     const source = join(p.root, 'carol.toml');
     writeFileSync(source, carol.toml);
@@ -229,7 +229,7 @@ describe('ids under rye/ resolve from system space only', () => {
   it('a signed project rye/core/runtimes/python_script_runtime never shadows the standard one, even under an approved key', async () => {
     const { p, signer, marker } = await clonedProject();
     expect((await cli(p, 'trust', 'approve')).code).toBe(0);
-    const evil = join(p.root, 'evil-ran');
+    const evil = join(p.project, 'markers', 'evil-ran');
     p.write(
       '.ai/tools/rye/core/runtimes/python_script_runtime.yaml',
       signText(EVIL_RUNTIME(evil), { itemType: 'tool', extension: '.yaml', signer }).text,
@@ -269,8 +269,8 @@ describe('ids under rye/ resolve from system space only', () => {
   });
 
   it('a project tool under rye/ is refused (ITEM_ID_RESERVED) and never runs', async () => {
-    const p = await makeExecProject({ sandbox: 'off' });
-    const marker = join(p.root, 'reserved-ran');
+    const p = await makeExecProject();
+    const marker = join(p.project, 'markers', 'reserved-ran');
     const signer = await readSigner(join(p.user, '.ai/keys'));
     p.write(
       '.ai/tools/rye/tools/run.py',
@@ -289,7 +289,7 @@ describe('ids under rye/ resolve from system space only', () => {
 
 describe('rye trust approve --sha256', () => {
   it('approves only the content the user reviewed: a store changed since is refused (TRUST_PROJECT_CHANGED)', async () => {
-    const p = await makeExecProject({ sandbox: 'off' });
+    const p = await makeExecProject();
     const mallory = await stranger(p, 'mallory');
     p.write(`.ai/trusted_keys/${mallory.signer.fingerprint}.toml`, mallory.toml);
     const list = () => rye(['trust', 'list', '--json'], { env: p.env, cwd: p.project });

@@ -21,6 +21,8 @@ import { makeTempSpaces } from '../helpers/temp-space.js';
 
 // Attack class 9: a tool of a bundle loads code from the bundle's app folder.
 // Every way Node loads code must run only bytes the signed manifest lists.
+// The tools may write the project's markers/, where an attacking module would
+// leave its marker.
 
 /** Loads each `{how, file}` in turn (file: project-relative or absolute) and reports what it got. */
 const LOADER_TOOL = `export const __version__ = '1.0.0';
@@ -28,6 +30,7 @@ export const __tool_type__ = 'javascript';
 export const __executor_id__ = 'rye/core/runtimes/node_runtime';
 export const __category__ = 'apps/guard';
 export const __tool_description__ = 'load app modules';
+export const __permissions__ = { write: ['markers'] };
 import { createRequire } from 'node:module';
 import { isAbsolute, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -65,6 +68,7 @@ export const __tool_type__ = 'typescript';
 export const __executor_id__ = 'rye/core/runtimes/node_runtime';
 export const __category__ = 'apps/guard';
 export const __tool_description__ = 'require an app module from TypeScript compiled to CommonJS';
+export const __permissions__ = { write: ['markers'] };
 import { join } from 'node:path';
 import { projectPath, readParams, respond } from '@rye/runtime';
 const { file } = readParams() as { file: string };
@@ -91,7 +95,10 @@ interface Guarded {
   readonly p: ExecProject;
   /** Any attacking module writes this file when it runs. */
   readonly marker: string;
-  /** A folder outside the project. */
+  /**
+   * A folder outside the bundle's app folders: beside the project with the
+   * sandbox off, in the project (where a sandbox can see it) with the sandbox on.
+   */
   readonly outside: string;
   readonly load: (...loads: [how: string, file: string][]) => Promise<ExecuteResult>;
   /** CommonJS / ESM module text that writes the marker. */
@@ -102,9 +109,10 @@ interface Guarded {
 /** A project whose bundle apps/guard lists `files` under app/, and the loader tool. */
 async function guarded(
   files: Record<string, string | Uint8Array>,
-  options: { includeNodeModules?: boolean } = {},
+  options: { includeNodeModules?: boolean; sandbox?: 'on' | 'off' } = {},
 ): Promise<Guarded> {
-  const p = await makeExecProject({ sandbox: 'off' });
+  const off = options.sandbox === 'off';
+  const p = await makeExecProject(off ? { sandbox: 'off' } : {});
   p.write(`.ai/tools/${TOOL_ID}.mjs`, LOADER_TOOL);
   p.write(`.ai/tools/${TS_TOOL_ID}.ts`, TS_TOOL);
   await p.sign('tool', 'apps/guard/*');
@@ -117,8 +125,9 @@ async function guarded(
     signer: await readSigner(keyDir(p.spaces)),
     includeNodeModules: options.includeNodeModules === true,
   });
-  const marker = join(p.root, 'marker');
-  const outside = join(p.root, 'outside');
+  mkdirSync(join(p.project, 'markers'));
+  const marker = join(p.project, 'markers', 'marker');
+  const outside = join(off ? p.root : p.project, 'outside');
   mkdirSync(outside);
   return {
     p,
@@ -278,96 +287,104 @@ describe('bundle app folders under require()', () => {
   });
 });
 
-describe('bundle app folders and symbolic links', () => {
-  it('refuses a link inside an app folder that leads outside it, by import and require', async () => {
-    const g = await guarded({ 'lib.js': CJS('js') });
-    writeFileSync(join(g.outside, 'evil.mjs'), g.evilEsm);
-    writeFileSync(join(g.outside, 'evil.cjs'), g.evilCjs);
-    symlinkSync(join(g.outside, 'evil.mjs'), join(g.p.project, 'app/link.mjs'));
-    symlinkSync(join(g.outside, 'evil.cjs'), join(g.p.project, 'app/link.cjs'));
-    const why = "outside the bundle's app folders";
-    for (const load of [
-      ['import', 'app/link.mjs'],
-      ['require', 'app/link.cjs'],
-      ['import', 'app/link.cjs'],
-    ] as [string, string][]) {
-      expectRefused(g, await g.load(load), 'INTEGRITY_SYMLINK_ESCAPE', why);
-    }
-  });
+// Both ways: a sandbox shows nothing beside the project, so there the links lead
+// to a folder of the project outside app/; with the sandbox off, beside it.
+describe.each(['on', 'off'] as const)(
+  'bundle app folders and symbolic links (sandbox %s)',
+  (sandbox) => {
+    it('refuses a link inside an app folder that leads outside it, by import and require', async () => {
+      const g = await guarded({ 'lib.js': CJS('js') }, { sandbox });
+      writeFileSync(join(g.outside, 'evil.mjs'), g.evilEsm);
+      writeFileSync(join(g.outside, 'evil.cjs'), g.evilCjs);
+      symlinkSync(join(g.outside, 'evil.mjs'), join(g.p.project, 'app/link.mjs'));
+      symlinkSync(join(g.outside, 'evil.cjs'), join(g.p.project, 'app/link.cjs'));
+      const why = "outside the bundle's app folders";
+      for (const load of [
+        ['import', 'app/link.mjs'],
+        ['require', 'app/link.cjs'],
+        ['import', 'app/link.cjs'],
+      ] as [string, string][]) {
+        expectRefused(g, await g.load(load), 'INTEGRITY_SYMLINK_ESCAPE', why);
+      }
+    });
 
-  it('refuses a listed module swapped for a link outside, even to the same bytes', async () => {
-    const view = "export { value } from './part.mjs';\n";
-    const g = await guarded({ 'view.mjs': view, 'part.mjs': ESM('part') });
-    // The same bytes outside: their relative imports would resolve outside the guard.
-    writeFileSync(join(g.outside, 'view.mjs'), view);
-    writeFileSync(join(g.outside, 'part.mjs'), g.evilEsm);
-    rmSync(join(g.p.project, 'app/view.mjs'));
-    symlinkSync(join(g.outside, 'view.mjs'), join(g.p.project, 'app/view.mjs'));
-    expectRefused(
-      g,
-      await g.load(['import', 'app/view.mjs']),
-      'INTEGRITY_SYMLINK_ESCAPE',
-      'app/view.mjs',
-    );
-  });
-
-  it('refuses a link outside that points into an app folder at an unlisted file', async () => {
-    const g = await guarded({ 'lib.js': CJS('js') });
-    g.p.write('app/evil.cjs', g.evilCjs);
-    const link = join(g.outside, 'entry.cjs');
-    symlinkSync(join(g.p.project, 'app/evil.cjs'), link);
-    for (const how of ['require', 'import']) {
+    it('refuses a listed module swapped for a link outside, even to the same bytes', async () => {
+      const view = "export { value } from './part.mjs';\n";
+      const g = await guarded({ 'view.mjs': view, 'part.mjs': ESM('part') }, { sandbox });
+      // The same bytes outside: their relative imports would resolve outside the guard.
+      writeFileSync(join(g.outside, 'view.mjs'), view);
+      writeFileSync(join(g.outside, 'part.mjs'), g.evilEsm);
+      rmSync(join(g.p.project, 'app/view.mjs'));
+      symlinkSync(join(g.outside, 'view.mjs'), join(g.p.project, 'app/view.mjs'));
       expectRefused(
         g,
-        await g.load([how, link]),
+        await g.load(['import', 'app/view.mjs']),
+        'INTEGRITY_SYMLINK_ESCAPE',
+        'app/view.mjs',
+      );
+    });
+
+    it('refuses a link outside that points into an app folder at an unlisted file', async () => {
+      const g = await guarded({ 'lib.js': CJS('js') }, { sandbox });
+      g.p.write('app/evil.cjs', g.evilCjs);
+      const link = join(g.outside, 'entry.cjs');
+      symlinkSync(join(g.p.project, 'app/evil.cjs'), link);
+      for (const how of ['require', 'import']) {
+        expectRefused(
+          g,
+          await g.load([how, link]),
+          'BUNDLE_FILE_UNAUTHENTICATED',
+          'it is not listed in the bundle manifest',
+        );
+      }
+    });
+
+    it('refuses a package "imports" target swapped for a link outside (no path in the specifier)', async () => {
+      const g = await guarded(
+        {
+          'package.json': '{"name": "guard-app", "imports": {"#part": "./part.mjs"}}\n',
+          'view.mjs': "export { value } from '#part';\n",
+          'part.mjs': ESM('part'),
+        },
+        { sandbox },
+      );
+      const ok = await g.load(['import', 'app/view.mjs']);
+      expect(ok.data).toEqual({ values: ['part'] });
+      writeFileSync(join(g.outside, 'part.mjs'), g.evilEsm);
+      rmSync(join(g.p.project, 'app/part.mjs'));
+      symlinkSync(join(g.outside, 'part.mjs'), join(g.p.project, 'app/part.mjs'));
+      expectRefused(
+        g,
+        await g.load(['import', 'app/view.mjs']),
+        'INTEGRITY_SYMLINK_ESCAPE',
+        'app/part.mjs',
+      );
+    });
+
+    it('guards the app folders when the project itself is reached through a link', async () => {
+      const g = await guarded({ 'lib.cjs': CJS('cjs') }, { sandbox });
+      g.p.write('app/evil.cjs', g.evilCjs);
+      const linked = join(g.outside, 'project-link');
+      symlinkSync(g.p.project, linked);
+      const spaces = { ...g.p.spaces, project: linked };
+      const run = (file: string) =>
+        execute({
+          spaces,
+          toolId: TOOL_ID,
+          params: { loads: [{ how: 'require', file }] },
+          env: g.p.env,
+        });
+      const ok = await run('app/lib.cjs');
+      expect(ok.data).toEqual({ values: ['cjs'] });
+      expectRefused(
+        g,
+        await run('app/evil.cjs'),
         'BUNDLE_FILE_UNAUTHENTICATED',
         'it is not listed in the bundle manifest',
       );
-    }
-  });
-
-  it('refuses a package "imports" target swapped for a link outside (no path in the specifier)', async () => {
-    const g = await guarded({
-      'package.json': '{"name": "guard-app", "imports": {"#part": "./part.mjs"}}\n',
-      'view.mjs': "export { value } from '#part';\n",
-      'part.mjs': ESM('part'),
     });
-    const ok = await g.load(['import', 'app/view.mjs']);
-    expect(ok.data).toEqual({ values: ['part'] });
-    writeFileSync(join(g.outside, 'part.mjs'), g.evilEsm);
-    rmSync(join(g.p.project, 'app/part.mjs'));
-    symlinkSync(join(g.outside, 'part.mjs'), join(g.p.project, 'app/part.mjs'));
-    expectRefused(
-      g,
-      await g.load(['import', 'app/view.mjs']),
-      'INTEGRITY_SYMLINK_ESCAPE',
-      'app/part.mjs',
-    );
-  });
-
-  it('guards the app folders when the project itself is reached through a link', async () => {
-    const g = await guarded({ 'lib.cjs': CJS('cjs') });
-    g.p.write('app/evil.cjs', g.evilCjs);
-    const linked = join(g.outside, 'project-link');
-    symlinkSync(g.p.project, linked);
-    const spaces = { ...g.p.spaces, project: linked };
-    const run = (file: string) =>
-      execute({
-        spaces,
-        toolId: TOOL_ID,
-        params: { loads: [{ how: 'require', file }] },
-        env: g.p.env,
-      });
-    const ok = await run('app/lib.cjs');
-    expect(ok.data).toEqual({ values: ['cjs'] });
-    expectRefused(
-      g,
-      await run('app/evil.cjs'),
-      'BUNDLE_FILE_UNAUTHENTICATED',
-      'it is not listed in the bundle manifest',
-    );
-  });
-});
+  },
+);
 
 describe('bundle app folders and package.json', () => {
   it('refuses a module whose package.json was changed to send an import into node_modules', async () => {
@@ -437,15 +454,19 @@ describe('bundle app folders and node_modules', () => {
     expectRefused(g, changed, 'INTEGRITY_HASH_MISMATCH', 'app/node_modules/dep/index.js');
   });
 
-  it('refuses a node_modules package link leading out of the app folder', async () => {
-    const g = await guarded(APP);
-    writeFileSync(join(g.outside, 'package.json'), '{"name": "dep"}\n');
-    writeFileSync(join(g.outside, 'index.js'), g.evilCjs);
-    mkdirSync(join(g.p.project, 'app/node_modules'), { recursive: true });
-    symlinkSync(g.outside, join(g.p.project, 'app/node_modules/dep'));
-    const result = await g.load(['require', 'app/main.cjs']);
-    expectRefused(g, result, 'INTEGRITY_SYMLINK_ESCAPE', "outside the bundle's app folders");
-  });
+  // Both ways, as for the links above.
+  it.each(['on', 'off'] as const)(
+    'refuses a node_modules package link leading out of the app folder (sandbox %s)',
+    async (sandbox) => {
+      const g = await guarded(APP, { sandbox });
+      writeFileSync(join(g.outside, 'package.json'), '{"name": "dep"}\n');
+      writeFileSync(join(g.outside, 'index.js'), g.evilCjs);
+      mkdirSync(join(g.p.project, 'app/node_modules'), { recursive: true });
+      symlinkSync(g.outside, join(g.p.project, 'app/node_modules/dep'));
+      const result = await g.load(['require', 'app/main.cjs']);
+      expectRefused(g, result, 'INTEGRITY_SYMLINK_ESCAPE', "outside the bundle's app folders");
+    },
+  );
 });
 
 describe('the node runtime library without a readable manifest', () => {
@@ -454,7 +475,7 @@ describe('the node runtime library without a readable manifest', () => {
   ).href;
 
   function runWith(env: Record<string, string>) {
-    const t = makeTempSpaces({ sandbox: 'off' });
+    const t = makeTempSpaces(); // node is spawned directly here: no rye, no sandbox
     const marker = join(t.root, 'marker');
     t.write('app/lib.cjs', `require('node:fs').writeFileSync(${JSON.stringify(marker)}, 'ran');\n`);
     t.write(

@@ -1,11 +1,12 @@
 /**
  * Attack class 1 (and the venv part of class 8): no unsigned project file
  * shapes a tool's environment or chooses its interpreter. Each attack plants a
- * payload that would write a marker file outside the project; the marker must
- * stay absent. Real subprocesses, real servers on loopback.
+ * payload that would write a marker file in the project's markers/, which the
+ * tools may write; the marker must stay absent. Real subprocesses, real
+ * servers on loopback.
  */
 import { spawnSync } from 'node:child_process';
-import { chmodSync, existsSync, readFileSync, rmSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -21,6 +22,8 @@ export const __tool_type__ = "javascript";
 export const __executor_id__ = "rye/core/runtimes/node_runtime";
 export const __category__ = "js";
 export const __tool_description__ = "hello";
+// NODE_OPTIONS: the operator's own reaches the tool in a sandbox too (a control below).
+export const __permissions__ = { write: ['markers'], env: ['NODE_OPTIONS'] };
 import { respond } from '@rye/runtime';
 respond({ hello: 'node', node: process.execPath });
 `;
@@ -30,6 +33,8 @@ __tool_type__ = "python"
 __executor_id__ = "rye/core/runtimes/python_function_runtime"
 __category__ = "py"
 __tool_description__ = "reads its environment"
+# GREETING: the operator's own reaches the tool in a sandbox too ("the real environment still wins").
+__permissions__ = {"write": ["markers"], "env": ["GREETING"]}
 ENV_CONFIG = ${envConfig}
 
 import os, sys
@@ -43,14 +48,22 @@ def execute(params, project_path):
     }
 `;
 
-/** A project with one signed node tool and one signed python tool. */
-async function project(pythonEnvConfig?: string): Promise<ExecProject & { marker: string }> {
-  const p = await makeExecProject({ sandbox: 'off' });
+/**
+ * A project with one signed node tool and one signed python tool; markers/ is
+ * made here, so a run with the sandbox off (the operator's `sandbox: off`) can
+ * write it too.
+ */
+async function project(
+  pythonEnvConfig?: string,
+  sandbox: 'on' | 'off' = 'on',
+): Promise<ExecProject & { marker: string }> {
+  const p = await makeExecProject(sandbox === 'off' ? { sandbox: 'off' } : {});
   p.write('.ai/tools/js/hello.mjs', NODE_TOOL);
   p.write('.ai/tools/py/env.py', pythonTool(pythonEnvConfig));
   await p.sign('tool', 'js/hello');
   await p.sign('tool', 'py/env');
-  return { ...p, marker: join(p.root, 'marker') };
+  mkdirSync(join(p.project, 'markers'), { recursive: true });
+  return { ...p, marker: join(p.project, 'markers', 'marker') };
 }
 
 /** An executable sh script that writes the marker (a stand-in interpreter). */
@@ -76,9 +89,11 @@ async function forceSignDotenv(p: ExecProject, text: string): Promise<void> {
 
 const posixOnly = process.platform === 'win32' ? it.skip : it;
 
-describe('an unsigned project .env', () => {
+// Both ways: the executor's own guard must hold without the sandbox too (which
+// builds the environment from nothing).
+describe.each(['on', 'off'] as const)('an unsigned project .env (sandbox %s)', (sandbox) => {
   posixOnly('cannot preload a module with NODE_OPTIONS=--require', async () => {
-    const p = await project();
+    const p = await project(undefined, sandbox);
     p.write('evil.cjs', `require('fs').writeFileSync(${JSON.stringify(p.marker)}, 'pwned');\n`);
     p.write('.env', 'NODE_OPTIONS=--require ./evil.cjs\n');
     const result = await run(p, 'js/hello');
@@ -91,16 +106,20 @@ describe('an unsigned project .env', () => {
   });
 
   posixOnly('cannot choose the interpreter with RYE_NODE or RYE_PYTHON', async () => {
-    const p = await project();
-    evilScript(p, 'evil.sh');
-    p.write('.env', 'RYE_NODE=./evil.sh\nRYE_PYTHON=./evil.sh\nRYE_SHELL=./evil.sh\n');
+    const p = await project(undefined, sandbox);
+    // In a subfolder: a sandbox binds a program's folder read-only, and the project's would hide markers/.
+    evilScript(p, 'planted/evil.sh');
+    p.write(
+      '.env',
+      'RYE_NODE=./planted/evil.sh\nRYE_PYTHON=./planted/evil.sh\nRYE_SHELL=./planted/evil.sh\n',
+    );
     expect(await run(p, 'js/hello')).toMatchObject({ status: 'success', data: { hello: 'node' } });
     expect(await run(p, 'py/env')).toMatchObject({ status: 'success' });
     expect(existsSync(p.marker)).toBe(false);
   });
 
   posixOnly('cannot put a sitecustomize.py on PYTHONPATH', async () => {
-    const p = await project();
+    const p = await project(undefined, sandbox);
     p.write('pp/sitecustomize.py', `open(${JSON.stringify(p.marker)}, "w").write("pwned")\n`);
     p.write('.env', `PYTHONPATH=${join(p.project, 'pp')}\nPYTHONSTARTUP=./pp/sitecustomize.py\n`);
     expect(await run(p, 'py/env')).toMatchObject({ status: 'success' });
@@ -111,7 +130,7 @@ describe('an unsigned project .env', () => {
   it.skipIf(!gcc || process.platform !== 'linux')(
     'cannot preload a shared object with LD_PRELOAD',
     async () => {
-      const p = await project();
+      const p = await project(undefined, sandbox);
       const source = p.write(
         'evil.c',
         `#include <stdio.h>\n__attribute__((constructor)) static void pwn(void) {\n  FILE *f = fopen(${JSON.stringify(p.marker)}, "w");\n  if (f) { fputs("pwned", f); fclose(f); }\n}\n`,
@@ -130,7 +149,7 @@ describe('an unsigned project .env', () => {
   );
 
   posixOnly('does not run a python planted at <project>/.venv/bin/python', async () => {
-    const p = await project();
+    const p = await project(undefined, sandbox);
     evilScript(p, '.venv/bin/python');
     const result = await run(p, 'py/env');
     expect(result).toMatchObject({ status: 'success' });
@@ -141,13 +160,18 @@ describe('an unsigned project .env', () => {
   posixOnly(
     'does not run a python3 planted in the project through a relative PATH entry',
     async () => {
-      const p = await project();
+      const p = await project(undefined, sandbox);
       evilScript(p, 'python3');
       evilScript(p, 'node');
       const result = await run(p, 'py/env', { PATH: `.:${p.env['PATH'] ?? ''}` });
       expect(result).toMatchObject({ status: 'success' });
+      // The tools' own answers: a sandbox that ran a program planted in the project
+      // would bind the project read-only over markers/, so the marker alone would not tell.
+      expect((result.data as { python: string }).python).toEqual(expect.any(String));
+      expect((result.data as { python: string }).python).not.toContain(p.project);
       expect(await run(p, 'js/hello', { PATH: `:${p.env['PATH'] ?? ''}` })).toMatchObject({
         status: 'success',
+        data: { hello: 'node' },
       });
       expect(existsSync(p.marker)).toBe(false);
     },
@@ -172,7 +196,7 @@ describe('a signed http tool', () => {
   }
 
   async function httpProject(goodPort: number, envConfig = ''): Promise<ExecProject> {
-    const p = await makeExecProject({ sandbox: 'off' });
+    const p = await makeExecProject();
     p.write(
       '.ai/tools/api/get.yaml',
       `version: "1.0.0"\ntool_type: http\nexecutor_id: rye/core/primitives/http_client\ncategory: api\ndescription: "call a service"\n${envConfig}config:\n  method: GET\n  url: "\${API_URL:-http://127.0.0.1:${goodPort}}/items"\n  auth:\n    type: bearer\n    token: "\${API_TOKEN}"\n`,
@@ -243,16 +267,16 @@ describe('a signed project .env', () => {
   posixOnly('refuses the run when it sets a loader name, before anything spawns', async () => {
     const p = await project('{"dotenv": ["GREETING"]}');
     p.write('evil.cjs', `require('fs').writeFileSync(${JSON.stringify(p.marker)}, 'pwned');\n`);
-    evilScript(p, 'evil.sh');
+    evilScript(p, 'planted/evil.sh');
     p.write('pp/sitecustomize.py', `open(${JSON.stringify(p.marker)}, "w").write("pwned")\n`);
     for (const line of [
       `NODE_OPTIONS=--require ${join(p.project, 'evil.cjs')}`,
-      'RYE_NODE=./evil.sh',
-      'RYE_PYTHON=./evil.sh',
+      'RYE_NODE=./planted/evil.sh',
+      'RYE_PYTHON=./planted/evil.sh',
       `PYTHONPATH=${join(p.project, 'pp')}`,
       'LD_PRELOAD=./evil.so',
       'PATH=.',
-      'BASH_ENV=./evil.sh',
+      'BASH_ENV=./planted/evil.sh',
     ]) {
       await forceSignDotenv(p, `GREETING=hi\n${line}\n`);
       for (const tool of ['js/hello', 'py/env']) {
@@ -279,7 +303,7 @@ describe('a signed project .env', () => {
       // The python tool itself writes the marker: it must never start.
       p.write(
         '.ai/tools/py/mark.py',
-        `__version__ = "1.0.0"\n__tool_type__ = "python"\n__executor_id__ = "rye/core/runtimes/python_function_runtime"\n__category__ = "py"\n__tool_description__ = "marks"\n\n\ndef execute(params, project_path):\n    open(${JSON.stringify(p.marker)}, "w").write("ran")\n    return {}\n`,
+        `__version__ = "1.0.0"\n__tool_type__ = "python"\n__executor_id__ = "rye/core/runtimes/python_function_runtime"\n__category__ = "py"\n__tool_description__ = "marks"\n__permissions__ = {"write": ["markers"]}\n\n\ndef execute(params, project_path):\n    open(${JSON.stringify(p.marker)}, "w").write("ran")\n    return {}\n`,
       );
       await p.sign('tool', 'py/mark');
       await signDotenv(p, 'GREETING=hi\n');
@@ -288,7 +312,7 @@ describe('a signed project .env', () => {
       expect(tampered.code).toBe('INTEGRITY_HASH_MISMATCH');
       expect(tampered.message).toMatch(/^Cannot use .*\/\.env: /);
 
-      const other = await makeExecProject({ sandbox: 'off' });
+      const other = await makeExecProject();
       const stranger = await readSigner(keyDir(other.spaces));
       p.write(
         '.env',
@@ -302,7 +326,7 @@ describe('a signed project .env', () => {
 
   posixOnly("does not count a key the project's own trust store vouches for", async () => {
     const p = await project('{"dotenv": ["GREETING"]}');
-    const other = await makeExecProject({ sandbox: 'off' });
+    const other = await makeExecProject();
     const stranger = await readSigner(keyDir(other.spaces));
     // The project ships the stranger's key in .ai/trusted_keys and a .env signed with it.
     await addTrustedKey(p.spaces, join(keyDir(other.spaces), 'public_key.pem'), {

@@ -3,6 +3,7 @@ import {
   appendFileSync,
   existsSync,
   mkdirSync,
+  readdirSync,
   readFileSync,
   symlinkSync,
   writeFileSync,
@@ -17,11 +18,12 @@ import { refusal } from '../helpers/refusal.js';
 import { makeExecProject, type ExecProject } from '../helpers/exec-project.js';
 import { THREADS_DIR, TS_TOOL_DIR, writeThreadsTool, writeTsTool } from '../helpers/tool-trees.js';
 
+// The fixture tools write their marker in the project's markers/, which they declare in `write`.
 async function threadsProject(): Promise<{ p: ExecProject; id: string; marker: string }> {
-  const p = await makeExecProject({ sandbox: 'off' });
+  const p = await makeExecProject();
   const id = writeThreadsTool(p);
   await p.sign('tool', 'apps/agent/threads/**');
-  return { p, id, marker: join(p.root, 'marker') };
+  return { p, id, marker: join(p.project, 'markers', 'marker') };
 }
 
 const run = (
@@ -158,10 +160,10 @@ describe('execute(): the seed scenario (multi-file Python tool)', () => {
 
 describe('execute(): a multi-file TypeScript tool', () => {
   it('runs main.ts with its sibling module, its own node_modules dependency and @rye/runtime', async () => {
-    const p = await makeExecProject({ sandbox: 'off' });
+    const p = await makeExecProject();
     const id = writeTsTool(p);
     await p.sign('tool', 'apps/ts-demo/**');
-    const marker = join(p.root, 'ts-marker');
+    const marker = join(p.project, 'markers', 'ts-marker');
     // node_modules is third-party code: it runs only once the user pinned it.
     const unpinned = await refusal(run(p, id, { marker, word: 'hello' }));
     expect(unpinned.code).toBe('EXECUTOR_THIRD_PARTY_UNPINNED');
@@ -184,11 +186,11 @@ describe('execute(): a multi-file TypeScript tool', () => {
   });
 
   it('refuses an edited sibling module before spawning', async () => {
-    const p = await makeExecProject({ sandbox: 'off' });
+    const p = await makeExecProject();
     const id = writeTsTool(p);
     await p.sign('tool', 'apps/ts-demo/**');
     appendFileSync(join(p.project, TS_TOOL_DIR, 'lib/format.ts'), 'export const evil = 1;\n');
-    const marker = join(p.root, 'ts-marker');
+    const marker = join(p.project, 'markers', 'ts-marker');
     const refused = await refusal(run(p, id, { marker, word: 'x' }));
     expect(refused.code).toBe('INTEGRITY_HASH_MISMATCH');
     expect(refused.message).toContain('lib/format.ts');
@@ -211,8 +213,16 @@ ${extra}
 ${body}
 `;
 
-async function singleTool(body: string, extra = ''): Promise<{ p: ExecProject; id: string }> {
-  const p = await makeExecProject({ sandbox: 'off' });
+/** Lets a tool write the project's markers/ (singleTool makes it, so it is there with the sandbox off too). */
+const WRITES_MARKERS = '__permissions__ = {"write": ["markers"]}';
+
+async function singleTool(
+  body: string,
+  extra = '',
+  sandbox: 'on' | 'off' = 'on',
+): Promise<{ p: ExecProject; id: string }> {
+  const p = await makeExecProject(sandbox === 'off' ? { sandbox: 'off' } : {});
+  mkdirSync(join(p.project, 'markers'), { recursive: true });
   p.write('.ai/tools/t/one.py', pyTool('t', body, extra));
   await p.sign('tool', 't/one');
   return { p, id: 't/one' };
@@ -254,8 +264,11 @@ describe('execute(): single-file tools and tool output', () => {
   });
 
   it('keeps shell metacharacters in params literal: nothing is injected', async () => {
-    const { p, id } = await singleTool('print(json.dumps(json.loads(sys.argv[2])))');
-    const pwned = join(p.root, 'pwned');
+    const { p, id } = await singleTool(
+      'print(json.dumps(json.loads(sys.argv[2])))',
+      WRITES_MARKERS,
+    );
+    const pwned = join(p.project, 'markers', 'pwned');
     const nasty = `; touch ${pwned} && $(touch ${pwned}) | \`touch ${pwned}\``;
     const result = await run(p, id, { value: nasty, 'x; rm': '&&' });
     expect(result).toMatchObject({ status: 'success', data: { value: nasty, 'x; rm': '&&' } });
@@ -271,19 +284,32 @@ describe('execute(): single-file tools and tool output', () => {
     expect((refused.details['issues'] as unknown[]).length).toBeGreaterThanOrEqual(3);
   });
 
-  it('kills the whole process tree on timeout', async () => {
-    const pidFile = 'PID_FILE';
-    const body = `import subprocess, time
-p = subprocess.Popen(["sleep", "60"])
+  // Both ways: the kill is the subprocess primitive's own; sandboxed, the pid the
+  // tool sees is its PID namespace's, so the grandchild is found by its command line.
+  it.each(['on', 'off'] as const)(
+    'kills the whole process tree on timeout (sandbox %s)',
+    async (sandbox) => {
+      const pidFile = 'PID_FILE';
+      const seconds = `60.${process.pid}${Date.now() % 100000}`;
+      const body = `import subprocess, time
+p = subprocess.Popen(["sleep", ${JSON.stringify(seconds)}])
 open(json.loads(sys.argv[2])["pid_file"], "w").write(str(p.pid))
 time.sleep(60)`;
-    const { p, id } = await singleTool(body, 'CONFIG = {"timeout": 1}');
-    const pidPath = join(p.root, pidFile);
-    const result = await run(p, id, { pid_file: pidPath });
-    expect(result).toMatchObject({ status: 'error', error: { code: 'EXECUTE_TIMEOUT' } });
-    const grandchild = Number(readFileSync(pidPath, 'utf8'));
-    await expect.poll(() => alive(grandchild), { timeout: 5000 }).toBe(false);
-  });
+      const { p, id } = await singleTool(
+        body,
+        `CONFIG = {"timeout": 1}\n${WRITES_MARKERS}`,
+        sandbox,
+      );
+      const pidPath = join(p.project, 'markers', pidFile);
+      const result = await run(p, id, { pid_file: pidPath });
+      expect(result).toMatchObject({ status: 'error', error: { code: 'EXECUTE_TIMEOUT' } });
+      const grandchild = Number(readFileSync(pidPath, 'utf8'));
+      expect(grandchild).toBeGreaterThan(0);
+      if (sandbox === 'off')
+        await expect.poll(() => alive(grandchild), { timeout: 5000 }).toBe(false);
+      await expect.poll(() => running(['sleep', seconds]), { timeout: 5000 }).toEqual([]);
+    },
+  );
 
   it('reports a missing interpreter as EXECUTE_COMMAND_NOT_FOUND', async () => {
     const { p, id } = await singleTool('print(1)');
@@ -303,7 +329,7 @@ time.sleep(60)`;
   });
 
   it('refuses an item id with ..', async () => {
-    const p = await makeExecProject({ sandbox: 'off' });
+    const p = await makeExecProject();
     expect((await refusal(run(p, '../t/one'))).code).toBe('ITEM_ID_INVALID');
   });
 });
@@ -313,7 +339,7 @@ describe('execute(): chain refusals', () => {
     `version: "1.0.0"\ntool_type: ${toolType}\nexecutor_id: ${executor ?? 'null'}\ncategory: ${id.slice(0, id.lastIndexOf('/'))}\ndescription: "link ${id}"\n`;
 
   it('refuses a cycle', async () => {
-    const p = await makeExecProject({ sandbox: 'off' });
+    const p = await makeExecProject();
     p.write('.ai/tools/c/a.yaml', runtimeYaml('c/a', 'c/b'));
     p.write('.ai/tools/c/b.yaml', runtimeYaml('c/b', 'c/a'));
     await p.sign('tool', 'c/*');
@@ -321,7 +347,7 @@ describe('execute(): chain refusals', () => {
   });
 
   it('refuses an 11-link chain', async () => {
-    const p = await makeExecProject({ sandbox: 'off' });
+    const p = await makeExecProject();
     for (let i = 0; i < 11; i += 1)
       p.write(
         `.ai/tools/l/l${i}.yaml`,
@@ -332,7 +358,7 @@ describe('execute(): chain refusals', () => {
   });
 
   it('refuses a missing runtime', async () => {
-    const p = await makeExecProject({ sandbox: 'off' });
+    const p = await makeExecProject();
     p.write('.ai/tools/t/one.py', pyTool('t', 'print(1)', '', 'rye/core/runtimes/no_such_runtime'));
     await p.sign('tool', 't/one');
     const refused = await refusal(run(p, 't/one'));
@@ -350,7 +376,7 @@ describe('execute(): chain refusals', () => {
   });
 
   it('refuses a chain that does not end at a primitive', async () => {
-    const p = await makeExecProject({ sandbox: 'off' });
+    const p = await makeExecProject();
     p.write('.ai/tools/r/top.yaml', runtimeYaml('r/top', null, 'runtime'));
     await p.sign('tool', 'r/top');
     expect((await refusal(run(p, 'r/top'))).code).toBe('EXECUTOR_ROOT_NOT_PRIMITIVE');
@@ -378,7 +404,7 @@ describe('execute(): chain refusals', () => {
   });
 
   it('refuses a user tool whose runtime resolves in project space (EXECUTOR_SPACE_VIOLATION)', async () => {
-    const p = await makeExecProject({ sandbox: 'off' });
+    const p = await makeExecProject();
     p.write('.ai/tools/r/rt.yaml', runtimeYaml('r/rt', 'rye/core/primitives/subprocess'));
     await p.sign('tool', 'r/rt');
     const signer = await readSigner(keyDir(p.spaces));
@@ -392,6 +418,21 @@ describe('execute(): chain refusals', () => {
     expect(refused.code).toBe('EXECUTOR_SPACE_VIOLATION');
   });
 });
+
+/** Host pids whose command line is exactly `argv`. */
+function running(argv: readonly string[]): number[] {
+  const want = argv.join('\0') + '\0';
+  return readdirSync('/proc')
+    .filter((name) => /^[0-9]+$/.test(name))
+    .filter((name) => {
+      try {
+        return readFileSync(`/proc/${name}/cmdline`, 'utf8') === want;
+      } catch {
+        return false; // gone meanwhile
+      }
+    })
+    .map(Number);
+}
 
 function alive(pid: number): boolean {
   try {

@@ -3,6 +3,7 @@ import {
   chmodSync,
   rmSync,
   existsSync,
+  mkdirSync,
   readdirSync,
   readFileSync,
   symlinkSync,
@@ -20,6 +21,8 @@ import { makeExecProject, type ExecProject } from '../helpers/exec-project.js';
 // Attacks on the execution boundary (issue "Run exactly what was verified"):
 // each plants something the interpreter would load from outside what was
 // verified; the planted code writes a marker, and the marker must stay absent.
+// The marker is in the project's markers/, which each tool declares in `write`:
+// had the planted code run, it could have written it (the last test says where not).
 
 const run = (p: ExecProject, toolId: string, params: unknown = {}): Promise<ExecuteResult> =>
   execute({ spaces: p.spaces, toolId, params, env: p.env });
@@ -30,97 +33,121 @@ __tool_type__ = "python"
 __executor_id__ = "rye/core/runtimes/python_script_runtime"
 __category__ = "${category}"
 __tool_description__ = "boundary test tool"
+__permissions__ = {"write": ["markers"]}
 ${body}
 `;
 
 const sh = (category: string, body: string): string =>
-  `# __version__ = "1.0.0"\n# __tool_type__ = "shell"\n# __executor_id__ = "rye/core/runtimes/shell_runtime"\n# __category__ = "${category}"\n# __tool_description__ = "boundary test tool"\n${body}\n`;
+  `# __version__ = "1.0.0"\n# __tool_type__ = "shell"\n# __executor_id__ = "rye/core/runtimes/shell_runtime"\n# __category__ = "${category}"\n# __tool_description__ = "boundary test tool"\n# __permissions__ = {"write": ["markers"]}\n${body}\n`;
+
+/** The project's markers/ folder (made here, so a run with the sandbox off can write it too). */
+const markerOf = (p: ExecProject): string => {
+  mkdirSync(join(p.project, 'markers'), { recursive: true });
+  return join(p.project, 'markers', 'marker');
+};
+
+/** The operator's `sandbox: off`, or the default (on). */
+const project = (sandbox: 'on' | 'off'): Promise<ExecProject> =>
+  makeExecProject(sandbox === 'off' ? { sandbox: 'off' } : {});
+
+// Run both ways: the sandbox masks .ai/ and drops project folders from PATH,
+// so the executor's own guard must hold without the sandbox too.
+const BOTH = ['on', 'off'] as const;
 
 const evilPy = (marker: string): string => `open(${JSON.stringify(marker)}, "w").write("pwned")\n`;
 
 describe('a tool folder never supplies an unverified module', () => {
-  it('a single-file tool cannot import an unsigned sibling, and a planted json.py does not shadow the standard library', async () => {
-    const p = await makeExecProject({ sandbox: 'off' });
-    const marker = join(p.root, 'marker');
-    p.write(
-      '.ai/tools/apps/solo/tool.py',
-      py(
-        'apps/solo',
-        `try:
+  it.each(BOTH)(
+    'a single-file tool cannot import an unsigned sibling, and a planted json.py does not shadow the standard library (sandbox %s)',
+    async (sandbox) => {
+      const p = await project(sandbox);
+      const marker = markerOf(p);
+      p.write(
+        '.ai/tools/apps/solo/tool.py',
+        py(
+          'apps/solo',
+          `try:
     import helper
     found = True
 except ImportError:
     found = False
 print(json.dumps({"success": True, "found": found, "json": json.__file__}))`,
-      ),
-    );
-    await p.sign('tool', 'apps/solo/tool');
-    p.write('.ai/tools/apps/solo/helper.py', evilPy(marker));
-    p.write('.ai/tools/apps/solo/json.py', evilPy(marker));
-    const result = await run(p, 'apps/solo/tool');
-    expect(result.status, JSON.stringify(result)).toBe('success');
-    expect(result.data).toMatchObject({ found: false });
-    expect(String((result.data as { json: string }).json)).not.toContain(p.project);
-    expect(existsSync(marker)).toBe(false);
-  });
+        ),
+      );
+      await p.sign('tool', 'apps/solo/tool');
+      p.write('.ai/tools/apps/solo/helper.py', evilPy(marker));
+      p.write('.ai/tools/apps/solo/json.py', evilPy(marker));
+      const result = await run(p, 'apps/solo/tool');
+      expect(result.status, JSON.stringify(result)).toBe('success');
+      expect(result.data).toMatchObject({ found: false });
+      expect(String((result.data as { json: string }).json)).not.toContain(p.project);
+      expect(existsSync(marker)).toBe(false);
+    },
+  );
 
-  it('sourceless bytecode (.pyc, sitecustomize.pyc) beside a multi-file tool is not there to load', async () => {
-    const p = await makeExecProject({ sandbox: 'off' });
-    const marker = join(p.root, 'marker');
-    p.write('.ai/tools/apps/multi/__init__.py', '');
-    p.write(
-      '.ai/tools/apps/multi/tool.py',
-      py(
-        'apps/multi',
-        `try:
+  it.each(BOTH)(
+    'sourceless bytecode (.pyc, sitecustomize.pyc) beside a multi-file tool is not there to load (sandbox %s)',
+    async (sandbox) => {
+      const p = await project(sandbox);
+      const marker = markerOf(p);
+      p.write('.ai/tools/apps/multi/__init__.py', '');
+      p.write(
+        '.ai/tools/apps/multi/tool.py',
+        py(
+          'apps/multi',
+          `try:
     import helper
     found = True
 except ImportError:
     found = False
 print(json.dumps({"success": True, "found": found}))`,
-      ),
-    );
-    await p.sign('tool', 'apps/multi/**');
-    const evil = p.write('evil_src.py', evilPy(marker), p.root);
-    for (const name of ['helper.pyc', 'sitecustomize.pyc']) {
-      const cfile = join(p.project, '.ai/tools/apps/multi', name);
-      execFileSync('python3', [
-        '-c',
-        'import py_compile,sys; py_compile.compile(sys.argv[1], cfile=sys.argv[2])',
-        evil,
-        cfile,
-      ]);
-    }
-    // A C extension would win over a signed .py of the same name: it must be absent too.
-    p.write('.ai/tools/apps/multi/tool.cpython-311-x86_64-linux-gnu.so', 'not really ELF');
-    const result = await run(p, 'apps/multi/tool');
-    expect(result.status, JSON.stringify(result)).toBe('success');
-    expect(result.data).toMatchObject({ found: false });
-    expect(existsSync(marker)).toBe(false);
-    const plan = (
-      await execute({ spaces: p.spaces, toolId: 'apps/multi/tool', env: p.env, dryRun: true })
-    ).plan;
-    const snapshot = join(plan?.snapshot ?? '', 's');
-    expect(readdirSync(snapshot).sort()).toEqual(['__init__.py', 'tool.py']);
-  });
+        ),
+      );
+      await p.sign('tool', 'apps/multi/**');
+      const evil = p.write('evil_src.py', evilPy(marker), p.root);
+      for (const name of ['helper.pyc', 'sitecustomize.pyc']) {
+        const cfile = join(p.project, '.ai/tools/apps/multi', name);
+        execFileSync('python3', [
+          '-c',
+          'import py_compile,sys; py_compile.compile(sys.argv[1], cfile=sys.argv[2])',
+          evil,
+          cfile,
+        ]);
+      }
+      // A C extension would win over a signed .py of the same name: it must be absent too.
+      p.write('.ai/tools/apps/multi/tool.cpython-311-x86_64-linux-gnu.so', 'not really ELF');
+      const result = await run(p, 'apps/multi/tool');
+      expect(result.status, JSON.stringify(result)).toBe('success');
+      expect(result.data).toMatchObject({ found: false });
+      expect(existsSync(marker)).toBe(false);
+      const plan = (
+        await execute({ spaces: p.spaces, toolId: 'apps/multi/tool', env: p.env, dryRun: true })
+      ).plan;
+      const snapshot = join(plan?.snapshot ?? '', 's');
+      expect(readdirSync(snapshot).sort()).toEqual(['__init__.py', 'tool.py']);
+    },
+  );
 
-  it('an extensionless executable in a shell tool’s bin/ is not on its PATH', async () => {
-    const p = await makeExecProject({ sandbox: 'off' });
-    const marker = join(p.root, 'marker');
-    p.write(
-      '.ai/tools/apps/shtool/run.sh',
-      sh('apps/shtool', `helper 2>/dev/null\necho '{"success": true}'`),
-    );
-    await p.sign('tool', 'apps/shtool/run');
-    const helper = p.write('.ai/tools/apps/shtool/bin/helper', `#!/bin/sh\ntouch ${marker}\n`);
-    chmodSync(helper, 0o755);
-    const result = await run(p, 'apps/shtool/run');
-    expect(result.status, JSON.stringify(result)).toBe('success');
-    expect(existsSync(marker)).toBe(false);
-  });
+  it.each(BOTH)(
+    'an extensionless executable in a shell tool’s bin/ is not on its PATH (sandbox %s)',
+    async (sandbox) => {
+      const p = await project(sandbox);
+      const marker = markerOf(p);
+      p.write(
+        '.ai/tools/apps/shtool/run.sh',
+        sh('apps/shtool', `helper 2>/dev/null\necho '{"success": true}'`),
+      );
+      await p.sign('tool', 'apps/shtool/run');
+      const helper = p.write('.ai/tools/apps/shtool/bin/helper', `#!/bin/sh\ntouch ${marker}\n`);
+      chmodSync(helper, 0o755);
+      const result = await run(p, 'apps/shtool/run');
+      expect(result.status, JSON.stringify(result)).toBe('success');
+      expect(existsSync(marker)).toBe(false);
+    },
+  );
 
   it('a node_modules link leading out of the tool folder is refused (INTEGRITY_SYMLINK_ESCAPE)', async () => {
-    const p = await makeExecProject({ sandbox: 'off' });
+    const p = await makeExecProject();
     p.write('.ai/tools/apps/nodeapp/package.json', '{"type": "module"}\n');
     p.write(
       '.ai/tools/apps/nodeapp/tool.mjs',
@@ -142,8 +169,8 @@ console.log('{"success": true}');
 
 describe('loader configuration comes from rye, not from the project', () => {
   it('a project tsconfig.json whose paths redirect @rye/runtime is not read', async () => {
-    const p = await makeExecProject({ sandbox: 'off' });
-    const marker = join(p.root, 'marker');
+    const p = await makeExecProject();
+    const marker = markerOf(p);
     p.write(
       'tsconfig.json',
       JSON.stringify({
@@ -162,6 +189,7 @@ export const __tool_type__ = 'typescript';
 export const __executor_id__ = 'rye/core/runtimes/node_runtime';
 export const __category__ = 'apps/tsx';
 export const __tool_description__ = 'boundary test tool';
+export const __permissions__ = { write: ['markers'] };
 respond({ success: true });
 `,
     );
@@ -172,7 +200,7 @@ respond({ success: true });
   });
 
   it('no bytecode cache is read or written for tool code', async () => {
-    const p = await makeExecProject({ sandbox: 'off' });
+    const p = await makeExecProject();
     p.write(
       '.ai/tools/apps/bc/tool.py',
       py(
@@ -188,8 +216,8 @@ respond({ success: true });
 
 describe('the bytes that run are the bytes that were hashed', () => {
   it('a lone CR (hashed as a newline) cannot fold a signed guard line into a comment for /bin/sh', async () => {
-    const p = await makeExecProject({ sandbox: 'off' });
-    const marker = join(p.root, 'marker');
+    const p = await makeExecProject();
+    const marker = markerOf(p);
     const path = p.write(
       '.ai/tools/apps/guard/run.sh',
       sh(
@@ -207,8 +235,8 @@ describe('the bytes that run are the bytes that were hashed', () => {
   });
 
   it('a shebang (not hashed) carrying a coding cookie does not change how Python decodes the signed text', async () => {
-    const p = await makeExecProject({ sandbox: 'off' });
-    const marker = join(p.root, 'marker');
+    const p = await makeExecProject();
+    const marker = markerOf(p);
     const path = p.write(
       '.ai/tools/apps/cookie/tool.py',
       py(
@@ -228,7 +256,7 @@ describe('the bytes that run are the bytes that were hashed', () => {
   });
 
   it('the snapshot is read-only and keeps the verified bytes after the source changes', async () => {
-    const p = await makeExecProject({ sandbox: 'off' });
+    const p = await makeExecProject();
     const path = p.write(
       '.ai/tools/apps/snap/tool.py',
       py('apps/snap', 'print(json.dumps({"success": True}))'),
@@ -252,8 +280,8 @@ describe('the bytes that run are the bytes that were hashed', () => {
 
 describe('verify, then run the same bytes', () => {
   it('a file swapped back and forth during 20 runs never runs unsigned code', async () => {
-    const p = await makeExecProject({ sandbox: 'off' });
-    const marker = join(p.root, 'marker');
+    const p = await makeExecProject();
+    const marker = markerOf(p);
     const path = p.write(
       '.ai/tools/apps/race/tool.py',
       py('apps/race', 'print(json.dumps({"success": True}))'),
@@ -303,7 +331,7 @@ describe('verify, then run the same bytes', () => {
 describe('files with no signature format', () => {
   const dir = '.ai/tools/apps/letters';
   async function lettersProject(): Promise<ExecProject> {
-    const p = await makeExecProject({ sandbox: 'off' });
+    const p = await makeExecProject();
     p.write(`${dir}/__init__.py`, '');
     p.write(`${dir}/template.txt`, 'Dear friend\n');
     p.write(
@@ -350,19 +378,25 @@ print(json.dumps({"success": True, "template": open(os.path.join(here, "template
 });
 
 describe('a bare command is never looked up in the working directory', () => {
-  it('a relative PATH entry cannot make the project supply a tool config’s command', async () => {
-    const p = await makeExecProject({ sandbox: 'off' });
-    const marker = join(p.root, 'marker');
-    p.write(
-      '.ai/tools/apps/cmd/run.yaml',
-      'version: "1.0.0"\ntool_type: command\nexecutor_id: rye/core/primitives/subprocess\ncategory: apps/cmd\ndescription: runs a bare command\nconfig:\n  command: rye-planted-cmd\n',
-    );
-    await p.sign('tool', 'apps/cmd/run');
-    const planted = p.write('rye-planted-cmd', `#!/bin/sh\ntouch ${marker}\n`);
-    chmodSync(planted, 0o755);
-    const env = { ...p.env, PATH: `.:${p.env['PATH'] ?? ''}` };
-    const refused = await refusal(execute({ spaces: p.spaces, toolId: 'apps/cmd/run', env }));
-    expect(refused.code).toBe('EXECUTE_COMMAND_NOT_FOUND');
-    expect(existsSync(marker)).toBe(false);
-  });
+  // Both ways: the lookup is rye's own, before any sandbox. Sandboxed, a program
+  // found in the project would get the project bound read-only over its view
+  // (its "install prefix"), so only the unsandboxed run could write the marker.
+  it.each(BOTH)(
+    'a relative PATH entry cannot make the project supply a tool config’s command (sandbox %s)',
+    async (sandbox) => {
+      const p = await project(sandbox);
+      const marker = markerOf(p);
+      p.write(
+        '.ai/tools/apps/cmd/run.yaml',
+        'version: "1.0.0"\ntool_type: command\nexecutor_id: rye/core/primitives/subprocess\ncategory: apps/cmd\ndescription: runs a bare command\npermissions:\n  write: [markers]\nconfig:\n  command: rye-planted-cmd\n',
+      );
+      await p.sign('tool', 'apps/cmd/run');
+      const planted = p.write('rye-planted-cmd', `#!/bin/sh\ntouch ${marker}\n`);
+      chmodSync(planted, 0o755);
+      const env = { ...p.env, PATH: `.:${p.env['PATH'] ?? ''}` };
+      const refused = await refusal(execute({ spaces: p.spaces, toolId: 'apps/cmd/run', env }));
+      expect(refused.code).toBe('EXECUTE_COMMAND_NOT_FOUND');
+      expect(existsSync(marker)).toBe(false);
+    },
+  );
 });

@@ -10,14 +10,15 @@ import { refusal } from '../helpers/refusal.js';
 const SHELL_RUNTIME = join(BUILT_SYSTEM, '.ai/tools/rye/core/runtimes/shell_runtime.yaml');
 
 /**
- * A project whose tool `t/run` writes a marker through the project runtime
+ * A project whose tool `t/run` writes a marker (in the project's markers/, which
+ * it may write) through the project runtime
  * `t/runtime` (the standard shell runtime, plus `padding`), both signed with the
  * user's trusted key: the signature is no shield against a costly parse.
  */
 async function project(padding: string): Promise<{ p: ExecProject; marker: string }> {
-  const p = await makeExecProject({ sandbox: 'off' });
+  const p = await makeExecProject();
   const signer = await readSigner(keyDir(p.spaces));
-  const marker = join(p.root, 'marker');
+  const marker = join(p.project, 'markers', 'marker');
   const runtime = readFileSync(SHELL_RUNTIME, 'utf8')
     .split('\n')
     .slice(1) // the build's signature line
@@ -29,6 +30,7 @@ async function project(padding: string): Promise<{ p: ExecProject; marker: strin
     '# __executor_id__ = "t/runtime"',
     '# __category__ = "t"',
     '# __tool_description__ = "writes a marker"',
+    '# __permissions__ = {"write": ["markers"]}',
     `echo ran > '${marker}'`,
     "echo '{}'",
     '',

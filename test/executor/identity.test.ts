@@ -8,7 +8,7 @@ import { extractMetadata, keyDir, type ResolvedItem } from '../../src/items/inde
 import { makeExecProject, type ExecProject } from '../helpers/exec-project.js';
 import { refusal } from '../helpers/refusal.js';
 
-/** A tool that leaves a marker file when it runs. */
+/** A tool that leaves a marker file when it runs (in the project's markers/, which it may write). */
 const markerTool = (category: string, executor = 'rye/core/runtimes/python_script_runtime') =>
   `import json, sys
 __version__ = "1.0.0"
@@ -16,6 +16,7 @@ __tool_type__ = "python"
 __executor_id__ = "${executor}"
 __category__ = "${category}"
 __tool_description__ = "writes a marker"
+__permissions__ = {"write": ["markers"]}
 CONFIG_SCHEMA = {"type": "object", "properties": {"marker": {"type": "string"}}}
 open(json.loads(sys.argv[2])["marker"], "w").write("ran")
 print("{}")
@@ -26,16 +27,16 @@ const run = (p: ExecProject, toolId: string, marker: string) =>
 
 describe('chain element identity (class 11)', () => {
   it('refuses a signed tool copied over another id in the same project, and nothing runs', async () => {
-    const p = await makeExecProject({ sandbox: 'off' });
+    const p = await makeExecProject();
     const original = p.write('.ai/tools/apps/safe/tool.py', markerTool('apps/safe'));
     await p.sign('tool', 'apps/safe/tool');
-    const marker = join(p.root, 'marker');
+    const marker = join(p.project, 'markers', 'marker');
     expect((await run(p, 'apps/safe/tool', marker)).status).toBe('success');
     expect(existsSync(marker)).toBe(true);
 
     // The same validly signed bytes under another folder: the signature still verifies.
     const copy = p.write('.ai/tools/apps/admin/tool.py', readFileSync(original));
-    const other = join(p.root, 'other-marker');
+    const other = join(p.project, 'markers', 'other-marker');
     const refused = await refusal(run(p, 'apps/admin/tool', other));
     expect(refused.code).toBe('EXECUTOR_IDENTITY_MISMATCH');
     expect(refused.message).toContain('apps/admin/tool');
@@ -52,7 +53,7 @@ describe('chain element identity (class 11)', () => {
   });
 
   it('refuses a signed runtime copied over another runtime’s id', async () => {
-    const p = await makeExecProject({ sandbox: 'off' });
+    const p = await makeExecProject();
     const runtimes = join(p.system, '.ai/tools/rye/core/runtimes');
     // A project "runtime" in another folder carrying the system runtime's signed bytes.
     const copy = p.write(
@@ -61,7 +62,7 @@ describe('chain element identity (class 11)', () => {
     );
     p.write('.ai/tools/apps/t/tool.py', markerTool('apps/t', 'apps/rt/python_script_runtime'));
     await p.sign('tool', 'apps/t/tool');
-    const marker = join(p.root, 'marker');
+    const marker = join(p.project, 'markers', 'marker');
     const refused = await refusal(run(p, 'apps/t/tool', marker));
     expect(refused.code).toBe('EXECUTOR_IDENTITY_MISMATCH');
     expect(refused.details).toMatchObject({
@@ -73,7 +74,7 @@ describe('chain element identity (class 11)', () => {
   });
 
   it('refuses a signed tool that declares no category', async () => {
-    const p = await makeExecProject({ sandbox: 'off' });
+    const p = await makeExecProject();
     const signer = await readSigner(keyDir(p.spaces));
     // Signed directly, past `rye sign`'s validation (as another implementation might).
     const text = markerTool('x').replace('__category__ = "x"\n', '');
@@ -81,7 +82,7 @@ describe('chain element identity (class 11)', () => {
       '.ai/tools/apps/bare/tool.py',
       signText(text, { itemType: 'tool', extension: '.py', signer }).text,
     );
-    const marker = join(p.root, 'marker');
+    const marker = join(p.project, 'markers', 'marker');
     const refused = await refusal(run(p, 'apps/bare/tool', marker));
     expect(refused.code).toBe('EXECUTOR_IDENTITY_MISMATCH');
     expect(refused.message).toContain('category (none)');

@@ -19,6 +19,9 @@ import { THREADS_DIR, writeThreadsTool } from '../helpers/tool-trees.js';
 
 const LOCK = '.ai/lockfiles/apps/agent/threads/thread_directive@1.0.0.lock.json';
 
+// The threads tool writes its marker in the project's markers/, which it declares
+// in `write`; so could the planted code below, had it run.
+
 /** The threads tool, signed, run once (so its lockfile exists). */
 async function pinned(): Promise<{
   p: ExecProject;
@@ -26,10 +29,10 @@ async function pinned(): Promise<{
   marker: string;
   first: ExecuteResult;
 }> {
-  const p = await makeExecProject({ sandbox: 'off' });
+  const p = await makeExecProject();
   const id = writeThreadsTool(p);
   await p.sign('tool', 'apps/agent/threads/**');
-  const marker = join(p.root, 'marker');
+  const marker = join(p.project, 'markers', 'marker');
   const first = await execute({ spaces: p.spaces, toolId: id, params: { marker }, env: p.env });
   expect(first.status, JSON.stringify(first)).toBe('success');
   rmSync(marker);
@@ -149,7 +152,7 @@ describe('lockfiles in execute()', () => {
     // Before rye/ was reserved this was a LOCKFILE_MISMATCH ("shadowing"); now the
     // project file is never resolved, so the pinned system runtime runs unchanged.
     const { p, id, marker } = await pinned();
-    const evil = join(p.root, 'evil-marker');
+    const evil = join(p.project, 'markers', 'evil-marker');
     const runtime = `version: "1.0.0"
 tool_type: runtime
 executor_id: rye/core/primitives/subprocess
@@ -203,7 +206,7 @@ config:
   // to read as MISMATCH when dated before the pin and as STALE ("re-signed") when
   // dated after; now both read the same, and neither claims a date.
   it('reports a rollback to an older signed dependency the same, whatever date its signature line shows', async () => {
-    const p = await makeExecProject({ sandbox: 'off' });
+    const p = await makeExecProject();
     const id = writeThreadsTool(p);
     const signer = await readSigner(keyDir(p.spaces));
     const runner = join(p.project, THREADS_DIR, 'runner.py');
@@ -220,7 +223,7 @@ config:
     );
     expect(forged).not.toBe(old);
     await p.sign('tool', 'apps/agent/threads/**');
-    const marker = join(p.root, 'marker');
+    const marker = join(p.project, 'markers', 'marker');
     expect((await run(p, id, marker)).status).toBe('success');
     rmSync(marker);
     const refusals = [];
@@ -324,7 +327,7 @@ function resignLockfile(path: string, signer: Signer, edit: (l: Lockfile) => Loc
 describe('the verified-deps fast path', () => {
   it('is unlocked only by the user’s own key: a lockfile signed by another trusted key pinning an unsigned dependency is refused', async () => {
     const { p, id, marker } = await pinned();
-    const evil = join(p.root, 'evil-marker');
+    const evil = join(p.project, 'markers', 'evil-marker');
     const harness = `open(${JSON.stringify(evil)}, "w").write("pwned")\n\ndef check():\n    return "harness-ok"\n`;
     const harnessPath = p.write(`${THREADS_DIR}/safety_harness.py`, harness);
     const sha = createHash('sha256').update(readFileSync(harnessPath)).digest('hex');
@@ -422,10 +425,10 @@ describe('rollback (a newer version pinned by the user’s own key)', () => {
 
 describe('frozen mode', () => {
   it('refuses a tool without a lockfile and writes none (option and RYE_FROZEN=1)', async () => {
-    const p = await makeExecProject({ sandbox: 'off' });
+    const p = await makeExecProject();
     const id = writeThreadsTool(p);
     await p.sign('tool', 'apps/agent/threads/**');
-    const marker = join(p.root, 'marker');
+    const marker = join(p.project, 'markers', 'marker');
     expect((await refusal(run(p, id, marker, { frozen: true }))).code).toBe('LOCKFILE_MISSING');
     expect((await refusal(run(p, id, marker, { env: { ...p.env, RYE_FROZEN: '1' } }))).code).toBe(
       'LOCKFILE_MISSING',
@@ -450,7 +453,7 @@ describe('lockfile locations (seed 000 table)', () => {
     `__version__ = "2.0.0"\n__tool_type__ = "python"\n__executor_id__ = "rye/core/runtimes/python_script_runtime"\n__category__ = "${category}"\n__tool_description__ = "t"\nprint("{}")\n`;
 
   it('writes a project tool’s lockfile to <project>/.ai/lockfiles', async () => {
-    const p = await makeExecProject({ sandbox: 'off' });
+    const p = await makeExecProject();
     p.write('.ai/tools/loc/proj.py', tool('loc'));
     await p.sign('tool', 'loc/proj');
     const res = await execute({ spaces: p.spaces, toolId: 'loc/proj', env: p.env });
@@ -461,7 +464,7 @@ describe('lockfile locations (seed 000 table)', () => {
 
   for (const space of ['user', 'system'] as const) {
     it(`writes a ${space} tool’s lockfile to <user>/.ai/lockfiles`, async () => {
-      const p = await makeExecProject({ sandbox: 'off' });
+      const p = await makeExecProject();
       const signer = await readSigner(keyDir(p.spaces));
       p.write(
         '.ai/tools/loc/far.py',
@@ -477,7 +480,7 @@ describe('lockfile locations (seed 000 table)', () => {
   }
 
   it('reads project before user: a project lockfile shadows the user one', async () => {
-    const p = await makeExecProject({ sandbox: 'off' });
+    const p = await makeExecProject();
     p.write('.ai/tools/loc/proj.py', tool('loc'));
     await p.sign('tool', 'loc/proj');
     const first = await execute({ spaces: p.spaces, toolId: 'loc/proj', env: p.env });

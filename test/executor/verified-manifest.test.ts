@@ -29,7 +29,7 @@ const CLOCK = 123_456_789n;
 const firstName = `rye-run-${process.pid.toString(36)}-${CLOCK.toString(36)}.json`;
 
 function tempFolder(): string {
-  const tmp = join(makeTempSpaces({ sandbox: 'off' }).root, 'tmp');
+  const tmp = join(makeTempSpaces().root, 'tmp');
   mkdirSync(tmp);
   vi.stubEnv('TMPDIR', tmp);
   return tmp;

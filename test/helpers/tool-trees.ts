@@ -24,7 +24,7 @@ const THREAD_HELPERS: Record<string, string> = {
   'thread_config.yaml': 'max_turns: 30\nmax_tokens: 80000\n',
 };
 
-/** The entry point: imports a sibling package, loads the harness at run time, leaves a side effect. */
+/** The entry point: imports a sibling package, loads the harness at run time, leaves a side effect (in the project's markers/, which it may write). */
 const THREAD_DIRECTIVE = `"""Run a directive as a thread (test fixture of seed 000)."""
 import json
 import sys
@@ -38,6 +38,7 @@ __tool_type__ = "python"
 __executor_id__ = "rye/core/runtimes/python_script_runtime"
 __category__ = "apps/agent/threads"
 __tool_description__ = "Thread directive entry point"
+__permissions__ = {"write": ["markers"]}
 
 CONFIG_SCHEMA = {
     "type": "object",
@@ -73,7 +74,7 @@ export const THREADS_DIR = THREADS;
 
 const TS_DIR = '.ai/tools/apps/ts-demo';
 
-/** A multi-file TypeScript tool with package.json, a sibling module and its own node_modules dependency. */
+/** A multi-file TypeScript tool with package.json, a sibling module and its own node_modules dependency; it may write the project's markers/. */
 export function writeTsTool(s: TempSpaces): string {
   s.write(
     `${TS_DIR}/package.json`,
@@ -91,6 +92,7 @@ export const __tool_type__ = 'typescript';
 export const __executor_id__ = 'rye/core/runtimes/node_runtime';
 export const __category__ = 'apps/ts-demo';
 export const __tool_description__ = 'TypeScript demo tool';
+export const __permissions__ = { write: ['markers'] };
 export const CONFIG_SCHEMA = {
   type: 'object',
   properties: { marker: { type: 'string' }, word: { type: 'string' } },
