@@ -596,6 +596,10 @@ export const ERROR_CODES = {
     class: 'integrity',
     hint: "The thread's thread.json is unsigned, edited, signed by an untrusted key, malformed or another thread's; nothing was run.",
   },
+  THREAD_RECORD_FOREIGN: {
+    class: 'integrity',
+    hint: "The thread's record is signed by a trusted key that is not yours: it is someone else's thread (a project author's, a pulled bundle's). `rye thread show` displays it; resume, rebase, cancel and wait act only on threads your own key signed.",
+  },
   THREAD_CANCELLED: {
     class: 'failure',
     hint: 'The thread was cancelled (rye thread cancel, fail_fast, a parent or an MCP client); its transcript is sealed and it can be resumed.',
@@ -696,7 +700,7 @@ export const ERROR_CODES = {
   // The thread runner (issue 14, src/threads/loop; THREADS.md sections 2, 5).
   THREAD_LIMIT_EXCEEDED: {
     class: 'failure',
-    hint: 'The thread reached one of its limits (details.limit, current, max); raise it in the directive <limits> or with --limit k=v (0 = unlimited).',
+    hint: 'The thread reached one of its limits (details.limit, current, max); raise it in the directive <limits> and sign it again (--limit only lowers a limit).',
   },
   THREAD_DENIED_REPEATEDLY: {
     class: 'integrity',

@@ -122,7 +122,10 @@ export function sandboxRequest(
   const { permissions } = box;
   const dryRun = run === null;
   const bwrap = findBwrap(box.caller);
-  const program = sandboxProgram(request.command, box.caller, box.cacheDir, box.hidden);
+  const program = sandboxProgram(request.command, box.caller, box.cacheDir, {
+    ...box.hidden,
+    project: box.projectPath,
+  });
   const system = hostSystemMounts();
   const wanted = [
     ...new Set([

@@ -21,6 +21,7 @@ import {
 import { basename, dirname, isAbsolute, join, sep } from 'node:path';
 import { RyeError } from '../errors/index.js';
 import { unavailable } from './host.js';
+import { realOrSelf } from './mounts.js';
 
 /** The program to exec inside, and what must be visible for it to run. */
 export interface SandboxProgram {
@@ -38,6 +39,11 @@ export interface SandboxProgram {
 export interface ProgramLimits {
   readonly home: string | undefined;
   readonly userAi: string;
+  /**
+   * The project. Its view (masks, write binds) is built from the
+   * tool's permissions alone: a prefix overlapping it is never bound.
+   */
+  readonly project: string;
 }
 
 const SYSTEM_ROOTS = ['/usr/', '/bin/', '/sbin/', '/lib/', '/lib64/'];
@@ -77,14 +83,18 @@ export function sandboxProgram(
     });
   }
   const key = `${command}\0${real}\0${stat.size}\0${stat.mtimeMs}\0${env['PYENV_VERSION'] ?? ''}`;
-  const hit = known.get(`${key}\0${limits.home ?? ''}\0${limits.userAi}`);
+  const memo = `${key}\0${limits.home ?? ''}\0${limits.userAi}\0${limits.project}`;
+  const hit = known.get(memo);
   if (hit !== undefined) return hit;
   const head = readHead(real);
   const binary = head.startsWith('#!')
     ? scriptBinary(command, real, head, env, cacheDir, key)
     : real;
-  const program = { binary, mounts: mountsOf(binary, limits) };
-  known.set(`${key}\0${limits.home ?? ''}\0${limits.userAi}`, program);
+  const program = {
+    binary,
+    mounts: mountsOf(binary, { ...limits, project: realOrSelf(limits.project) }),
+  };
+  known.set(memo, program);
   return program;
 }
 
@@ -139,15 +149,27 @@ function runProbe(
 /**
  * What to bind for a binary outside the system folders: its install prefix
  * (`<prefix>/bin/<name>` → `<prefix>`), or the binary alone when the prefix
- * is, or holds, the home folder or the user space.
+ * is, or holds, the home folder, the user space or the project (bound after
+ * the project view, a prefix holding the project would lay the whole project
+ * over its masks and write binds, and bring other projects in). A binary
+ * inside the project gets nothing: the project view decides whether the tool
+ * may see it.
  */
 function mountsOf(binary: string, limits: ProgramLimits): string[] {
   if (SYSTEM_ROOTS.some((root) => binary.startsWith(root))) return [];
+  if (inside(binary, limits.project)) return [];
   const dir = dirname(binary);
   const prefix = basename(dir) === 'bin' ? dirname(dir) : dir;
   const holds = (path: string | undefined): boolean =>
-    path !== undefined && path !== '' && (path === prefix || path.startsWith(prefix + sep));
-  return holds(limits.home) || holds(limits.userAi) || prefix === sep ? [binary] : [prefix];
+    path !== undefined && path !== '' && inside(path, prefix);
+  return holds(limits.home) || holds(limits.userAi) || holds(limits.project) || prefix === sep
+    ? [binary]
+    : [prefix];
+}
+
+/** `path` is `folder` or below it. */
+function inside(path: string, folder: string): boolean {
+  return path === folder || path.startsWith(folder + sep);
 }
 
 function readHead(path: string): string {

@@ -192,7 +192,8 @@ function userOnlyEntries(aiDir: string): string[] {
   }
 }
 
-function realOrSelf(path: string): string {
+/** The real path of `path`, or `path` itself when it cannot be resolved. */
+export function realOrSelf(path: string): string {
   try {
     return realpathSync(path);
   } catch {

@@ -899,6 +899,42 @@ describe('known containment bugs', () => {
     }
   });
 
+  // Regression (was a bug in src/sandbox/interpreter.ts, mountsOf): the install prefix of an
+  // interpreter inside the project (`<project>/bin/sh`: the prefix is the
+  // project) was bound read-only after the project view, laying the whole
+  // project over it: `.ai/` (threads, trust store) visible again and every
+  // write folder read-only.
+  it('an interpreter inside the project does not lift the project view', async () => {
+    const bfx = await makeFixture();
+    try {
+      writeProbe(bfx, 'shell', 'inproject', { permissions: { write: ['out'] } });
+      await bfx.sign('esc/**');
+      const shell = join(bfx.project, 'bin', 'sh');
+      mkdirSync(join(bfx.project, 'bin'));
+      mkdirSync(join(bfx.project, 'out'));
+      writeFileSync(shell, readFileSync('/bin/sh'), { mode: 0o755 });
+      const out = join(bfx.project, 'out');
+      const command = `ls -A ${bfx.project}/.ai > ${out}/ai.txt; echo written > ${out}/w.txt`;
+      const r = await probe(
+        bfx,
+        probeId('shell', 'inproject'),
+        'exec',
+        { a: command },
+        {
+          env: { ...bfx.env, RYE_SHELL: shell },
+        },
+      );
+      expect(r.result.status, r.text).toBe('success');
+      // The write folder stays writable, and .ai/ stays masked: a tmpfs holding
+      // at most the (empty) mount points of its masks, never the host's items.
+      expect(readFileSync(join(out, 'w.txt'), 'utf8')).toBe('written\n');
+      expect(readdirSync(join(bfx.project, '.ai'))).toContain('tools');
+      expect(readFileSync(join(out, 'ai.txt'), 'utf8')).not.toContain('tools');
+    } finally {
+      bfx.remove();
+    }
+  });
+
   // Regression (was a bug in src/sandbox/mounts.ts, projectMounts): `.ai/keys`, `.ai/trusted_keys`
   // and `.ai/threads` are masked only when they exist. A tool that may write
   // `.ai/**` creates them on the host in a project that has none yet: it can

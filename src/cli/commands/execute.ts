@@ -43,7 +43,7 @@ export function executeCommand(io: CliIo, run: Runner): Command {
       .addOption(new Option('--detached-worker').hideHelp())
       .option(
         '--limit <k=v>',
-        'directives: override a limit (turns, tokens, spend, spawns, depth, duration_seconds, tool_calls; 0 = unlimited)',
+        "directives: lower a limit (turns, tokens, spend, spawns, depth, duration_seconds, tool_calls); it never lifts the directive's",
         (value: string, previous: string[]) => [...previous, value],
         [] as string[],
       )

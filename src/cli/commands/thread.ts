@@ -1,5 +1,5 @@
 import { Command } from 'commander';
-import { RyeError } from '../../errors/index.js';
+import { RyeError, isRyeError } from '../../errors/index.js';
 import { formatUsd } from '../../threads/budget/index.js';
 import { THREAD_STATUSES, type ThreadRow, type ThreadStatus } from '../../threads/store/index.js';
 import {
@@ -58,11 +58,16 @@ export function threadCommand(io: CliIo, run: Runner): Command {
         run(options, async () => {
           const ctx = contextOf(options, io);
           const { showThread } = await import('../../threads/loop/index.js');
-          const shown = await showThread(ctx.spaces.project, id, await trustOf(ctx));
+          const shown = await showThread(
+            ctx.spaces.project,
+            id,
+            await trustOf(ctx),
+            await ownFingerprint(ctx),
+          );
           const r = shown.record;
           const row = shown.row === null ? null : rowJson(shown.row);
-          emit(ctx, { ok: true, record: r, row }, [
-            `thread ${r.thread_id}: ${r.status}`,
+          emit(ctx, { ok: true, record: r, row, foreign: shown.foreign }, [
+            `thread ${r.thread_id}: ${r.status}${shown.foreign ? ' (foreign: not signed by your key; nothing continues, cancels or waits on it)' : ''}`,
             `directive ${r.directive.id} (${r.directive.space}, sha256 ${r.directive.content_sha256.slice(0, 16)}…)`,
             `created ${r.created_at}, updated ${r.updated_at}`,
             `cost: ${r.cost.turns} turns, ${r.cost.tokens_in} in / ${r.cost.tokens_out} out, ${r.cost.tool_calls} tool calls, $${usd(r.cost.spend_nanos)}`,
@@ -128,6 +133,18 @@ function statusOf(value: string): ThreadStatus {
     `Cannot filter by status ${value.slice(0, 32)}: use one of ${THREAD_STATUSES.join(', ')}`,
     { status: value.slice(0, 32) },
   );
+}
+
+/** Your key's fingerprint, or undefined when you have no key. */
+async function ownFingerprint(ctx: CommandContext): Promise<string | undefined> {
+  const { readPublicKeyFile } = await import('../../integrity/index.js');
+  const { keyDir } = await import('../../items/index.js');
+  try {
+    return (await readPublicKeyFile(keyDir(ctx.spaces))).fingerprint;
+  } catch (error) {
+    if (isRyeError(error, 'KEY_NOT_FOUND')) return undefined;
+    throw error;
+  }
 }
 
 async function trustOf(ctx: CommandContext) {

@@ -11,6 +11,7 @@ import {
   checkThreadDir,
   holderAlive,
   isLive,
+  ownTrust,
   readThreadRecord,
   readTreeLock,
   registryDbPath,
@@ -79,10 +80,12 @@ export function parseCancelReason(text: string): string {
 export async function cancelThread(input: CancelThreadInput): Promise<CancelOutcome> {
   const paths = threadPaths(input.projectRoot, input.threadId);
   checkThreadDir(input.projectRoot, paths);
-  const record = await readThreadRecord(paths, input.trust);
+  // Only a thread your own key signed is yours to cancel (THREAD_RECORD_FOREIGN).
+  const own = input.signer.fingerprint;
+  const record = await readThreadRecord(paths, input.trust, { own });
   const registry = RegistryDb.open(registryDbPath(input.projectRoot));
   try {
-    const ctx = { ...input, paths, record, registry };
+    const ctx = { ...input, trust: ownTrust(input.trust, own), paths, record, registry };
     const step = await startCancel(ctx);
     const action = step === 'requested' ? await awaitOwner(ctx) : step;
     const row = registry.get(paths.threadId);
@@ -147,7 +150,7 @@ export async function startCancel(
       if (again !== undefined && isFinished(again.status)) return 'already_finished';
       const sealed = await sealCancelled({
         paths: ctx.paths,
-        record: await readThreadRecord(ctx.paths, ctx.trust),
+        record: await readThreadRecord(ctx.paths, ctx.trust, { own: ctx.signer.fingerprint }),
         reason: ctx.reason,
         registry: ctx.registry,
         signer: ctx.signer,

@@ -1,9 +1,11 @@
 import { RyeError, isRyeError } from '../../errors/index.js';
-import { requireAllowed } from '../capabilities/index.js';
+import { isReservedId, parseItemType } from '../../items/index.js';
+import { allowed, requireAllowed } from '../capabilities/index.js';
 import { validateReturn, type ReturnSchema } from '../directive/index.js';
 import type { LimitHit } from './limits-check.js';
 import {
   OPERATION_SCHEMAS,
+  THREAD_TOOL_PREFIX,
   errorResult,
   type ExecuteInput,
   parseOperationInput,
@@ -63,6 +65,37 @@ export function requiredCapOf(name: string, input: unknown): string | null {
   const target = verb === 'search' ? query : id;
   if (typeof type !== 'string' || typeof target !== 'string' || target.length > 512) return null;
   return `rye.${verb}.${type}.${target}`;
+}
+
+/**
+ * Whether `call` will be refused for want of a capability, decided before
+ * any call of its message runs, so the five-denial stop falls before the
+ * calls after it are dispatched (THREADS.md §5). Exact for what the id alone
+ * decides (load, sign of one id, a directive, a tool granted or under `rye/`);
+ * for a tool only the chain rule could admit, a dry run (no spawn) decides.
+ * A search filters instead of refusing, and a thread tool is granted on the
+ * caller's own descendants: neither is counted here.
+ */
+export async function predictDenied(call: ToolCall, ctx: DispatchContext): Promise<boolean> {
+  const verb = OPERATION_TOOLS[call.name];
+  if (verb === undefined || verb === 'search' || !ctx.offered.has(call.name)) return false;
+  if (typeof call.input !== 'object' || call.input === null) return false;
+  const { item_type: rawType, item_id: id } = call.input as Record<string, unknown>;
+  if (typeof rawType !== 'string' || typeof id !== 'string' || id.length > 512) return false;
+  let type;
+  try {
+    type = parseItemType(rawType);
+  } catch {
+    return false;
+  }
+  const caps = ctx.ops.authority.caps;
+  if (verb === 'sign' && /[*?[{]/.test(id)) return false;
+  if (allowed(caps, verb, type, id)) return false;
+  if (verb !== 'execute' || type !== 'tool') return true;
+  if (id.startsWith(THREAD_TOOL_PREFIX)) return false;
+  if (isReservedId(id)) return true;
+  const plan = await runOperation('execute', { ...call.input, dry_run: true }, ctx.ops);
+  return plan.status === 'error' && plan.error.code === 'CAPABILITY_DENIED';
 }
 
 /**

@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs';
+import { isRyeError } from '../../errors/index.js';
 import type { TrustSet } from '../../integrity/index.js';
 import {
   RegistryDb,
@@ -38,21 +39,33 @@ export function listThreads(
 }
 
 /**
- * A thread's signed record, verified against `trust`, with its registry row.
+ * A thread's signed record, verified against `trust`, with its registry row;
+ * `foreign` when it is not signed by `own` (your key's fingerprint; none:
+ * every thread is someone else's).
  * @throws RyeError THREAD_ID_INVALID, THREAD_NOT_FOUND, THREAD_RECORD_INVALID
  */
 export async function showThread(
   projectRoot: string,
   threadId: string,
   trust: TrustSet,
-): Promise<{ record: ThreadRecord; row: ThreadRow | null }> {
+  own?: string,
+): Promise<{ record: ThreadRecord; row: ThreadRow | null; foreign: boolean }> {
   const paths = threadPaths(projectRoot, threadId);
   checkThreadDir(projectRoot, paths);
   const record = await readThreadRecord(paths, trust);
+  const foreign =
+    own === undefined ||
+    (await readThreadRecord(paths, trust, { own }).then(
+      () => false,
+      (error: unknown) => {
+        if (isRyeError(error, 'THREAD_RECORD_FOREIGN')) return true;
+        throw error;
+      },
+    ));
   const db = RegistryDb.open(registryDbPath(projectRoot));
   try {
     markOrphansInterrupted(projectRoot, db);
-    return { record, row: db.get(paths.threadId) ?? null };
+    return { record, row: db.get(paths.threadId) ?? null, foreign };
   } finally {
     db.close();
   }

@@ -16,6 +16,7 @@ import {
   RegistryDb,
   acquireTreeLock,
   checkThreadDir,
+  ownTrust,
   readThreadRecord,
   registryDbPath,
   threadPaths,
@@ -79,7 +80,9 @@ export async function resumeThread(input: ResumeThreadInput): Promise<ThreadResu
   let stopWatching = (): void => undefined;
   let writer: ReopenedTranscript['writer'] | undefined;
   try {
-    const record = await readThreadRecord(paths, input.trust);
+    // Only a thread your own key signed is resumed (THREAD_RECORD_FOREIGN); its
+    // limits are the pinned directive's, narrowed (never lifted) by the record.
+    const record = await readThreadRecord(paths, input.trust, { own: input.signer.fingerprint });
     const plan = await planDirectiveOperation(
       await resumeOps(input, record),
       record.directive.id,
@@ -122,7 +125,11 @@ export async function resumeThread(input: ResumeThreadInput): Promise<ThreadResu
       item_id: record.directive.id,
     });
     const returnSchema = returnSchemaOf(loaded.metadata['program'] as DirectiveProgram);
-    const reopened = reopenTranscript(paths, { trust: input.trust, signer: input.signer, clock });
+    const reopened = reopenTranscript(paths, {
+      trust: ownTrust(input.trust, input.signer.fingerprint),
+      signer: input.signer,
+      clock,
+    });
     writer = reopened.writer;
     const events = reopened.events;
     const rebuilt = rebuildThread(events);
@@ -257,7 +264,13 @@ async function resumeOps(
   record: ThreadRecord,
 ): Promise<ResumeThreadInput['ops']> {
   if (record.parent === null) return input.ops;
-  const parent = await readThreadRecord(threadPaths(input.projectRoot, record.parent), input.trust);
+  const parent = await readThreadRecord(
+    threadPaths(input.projectRoot, record.parent),
+    input.trust,
+    {
+      own: input.signer.fingerprint,
+    },
+  );
   return {
     ...input.ops,
     authority: narrowAuthority(

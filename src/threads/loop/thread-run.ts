@@ -19,7 +19,13 @@ import { writeThreadRecord, type ThreadRecord, type ThreadStatus } from '../stor
 import type { TranscriptWriter } from '../transcript/index.js';
 import { ZERO_COST, mergeRoles, type ErrorInfo, type ThreadCost } from '../transcript/index.js';
 import { paidAttempt } from './paid-attempt.js';
-import { dispatchCall, requiredCapOf, type DispatchContext, type ToolCall } from './dispatch.js';
+import {
+  dispatchCall,
+  predictDenied,
+  requiredCapOf,
+  type DispatchContext,
+  type ToolCall,
+} from './dispatch.js';
 import { limitBeforeCall, limitError, type LimitHit } from './limits-check.js';
 import { resultText } from './result-text.js';
 import type { ThreadLinks } from './thread-links.js';
@@ -527,12 +533,25 @@ export class ThreadRun implements RunState {
     return { ...this.#dispatch, ops: { ...this.#dispatch.ops, onNestedCall } };
   }
 
+  /** The calls of a message up to and including the one whose denial would stop the thread. */
+  async #untilDenialStop(calls: readonly ToolCall[]): Promise<readonly ToolCall[]> {
+    let run = this.#denials;
+    for (const [i, call] of calls.entries()) {
+      run = (await predictDenied(call, this.#dispatch)) ? run + 1 : 0;
+      if (run >= MAX_CONSECUTIVE_DENIALS) return calls.slice(0, i + 1);
+    }
+    return calls;
+  }
+
   /** Dispatching: every call gets exactly one result, in call order. */
   async #dispatchAll(calls: readonly ToolCall[]): Promise<Ending | null> {
     const { limits } = this.#input.plan;
     const serial = calls.some((c) => c.name === 'directive_return');
     let overLimit: LimitHit | null = null;
-    const outcomes = await mapInWindow(calls, serial ? 1 : TOOL_CONCURRENCY, async (call) => {
+    // The five-denial stop is decided before anything runs: no call after the
+    // stopping denial is dispatched (each is answered "not run" below).
+    const dispatched = await this.#untilDenialStop(calls);
+    const outcomes = await mapInWindow(dispatched, serial ? 1 : TOOL_CONCURRENCY, async (call) => {
       const required = requiredCapOf(call.name, call.input);
       this.writer.append('tool_call_start', {
         call_id: call.id,
@@ -560,6 +579,7 @@ export class ThreadRun implements RunState {
     });
     const parts: ContentPart[] = [];
     let returned: Record<string, unknown> | undefined;
+    let stopped = false;
     for (const [i, outcome] of outcomes.entries()) {
       const call = calls[i] as ToolCall;
       const ok = outcome.result.status === 'success';
@@ -580,9 +600,11 @@ export class ThreadRun implements RunState {
       this.#progress(
         `  ${call.name} ${describeTarget(call.input)} → ${ok ? 'ok' : outcome.result.status === 'error' ? outcome.result.error.code : ''}`,
       );
-      if (this.#denials >= MAX_CONSECUTIVE_DENIALS) break;
+      // Every dispatched call ran: its result is recorded as it came, even after a
+      // stop the prediction missed (a file changed between the two checks).
+      if (this.#denials >= MAX_CONSECUTIVE_DENIALS) stopped = true;
     }
-    // Every call is answered, even those after a stop, so the conversation stays resumable.
+    // Every call is answered, even those never run after a stop, so the conversation stays resumable.
     for (const call of calls.slice(parts.length)) {
       const text = JSON.stringify({
         status: 'error',
@@ -598,13 +620,13 @@ export class ThreadRun implements RunState {
       parts.push({ type: 'tool_result', call_id: call.id, ok: false, content: text });
     }
     this.#pushMessage({ role: 'user', content: parts });
-    if (this.#denials >= MAX_CONSECUTIVE_DENIALS)
+    if (stopped)
       return {
         status: 'error',
         error: new RyeError(
           'THREAD_DENIED_REPEATEDLY',
-          `Cannot continue the thread: ${this.#denials} calls in a row were outside its capabilities`,
-          { denials: this.#denials },
+          `Cannot continue the thread: ${MAX_CONSECUTIVE_DENIALS} calls in a row were outside its capabilities`,
+          { denials: MAX_CONSECUTIVE_DENIALS },
         ),
       };
     if (overLimit !== null) return this.#limit(overLimit);

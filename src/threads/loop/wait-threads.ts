@@ -9,6 +9,7 @@ import {
   checkThreadDir,
   isLive,
   markOrphansInterrupted,
+  ownTrust,
   readThreadRecord,
   registryDbPath,
   threadPaths,
@@ -63,7 +64,8 @@ export async function waitThreads(input: WaitThreadsInput): Promise<WaitResult> 
   for (const id of ids) {
     const paths = threadPaths(input.projectRoot, id);
     checkThreadDir(input.projectRoot, paths);
-    records.set(id, await readThreadRecord(paths, input.trust));
+    // Only threads your own key signed are waited on (THREAD_RECORD_FOREIGN).
+    records.set(id, await readThreadRecord(paths, input.trust, { own: input.signer.fingerprint }));
   }
   if (!existsSync(registryDbPath(input.projectRoot)))
     throw new RyeError('THREAD_NOT_FOUND', `Cannot find ${ids[0]} in the registry: it has none`, {
@@ -121,7 +123,7 @@ async function cancelQuietly(
       threadId: id,
       reason: 'sibling_failed',
       signer: input.signer,
-      trust: input.trust,
+      trust: ownTrust(input.trust, input.signer.fingerprint),
       paths: threadPaths(input.projectRoot, id),
       record,
       registry,

@@ -21,6 +21,7 @@ export interface ExecuteToolOptions {
  * when it is not granted does the chain rule (THREADS.md §3) apply, once the
  * executor has built and verified the chain and before anything is planned or
  * spawned. A tool under `rye/` always needs its own grant, checked first.
+ * Before the chain rule admits a tool, every refusal is CAPABILITY_DENIED.
  *
  * @throws RyeError ITEM_ID_INVALID, CAPABILITY_DENIED, and whatever `execute` throws
  */
@@ -34,6 +35,27 @@ export async function executeTool(
   // The chain rule never admits a reserved id, so it is refused before resolving:
   // denied whether or not it exists (no existence oracle, and the denial counts).
   if (!direct && isReservedId(toolId)) requireAllowed(ctx.authority, 'execute', 'tool', toolId);
+  // Until the chain rule has admitted the tool, no refusal but the denial is
+  // answered: a missing, unsigned or edited tool the caller was not granted
+  // is CAPABILITY_DENIED, with no path or hash (and the denial counts).
+  let admitted = direct;
+  try {
+    return await run(ctx, toolId, options, direct, () => {
+      admitted = true;
+    });
+  } catch (error) {
+    if (!admitted) requireAllowed(ctx.authority, 'execute', 'tool', toolId);
+    throw error;
+  }
+}
+
+function run(
+  ctx: OperationContext,
+  toolId: string,
+  options: ExecuteToolOptions,
+  direct: boolean,
+  onAdmitted: () => void,
+): Promise<ExecuteResult> {
   return execute({
     spaces: ctx.spaces,
     toolId,
@@ -60,6 +82,7 @@ export async function executeTool(
           authorizeChain: (chainIds: readonly string[]) => {
             if (!allowedViaChain(ctx.authority.caps, chainIds, toolId))
               requireAllowed(ctx.authority, 'execute', 'tool', toolId);
+            onAdmitted();
           },
         }),
   });

@@ -14,6 +14,7 @@ export type { ThreadPaths } from './layout.js';
 export {
   MAX_RECORD_BYTES,
   THREAD_STATUSES,
+  ownTrust,
   readThreadRecord,
   threadRecordSchema,
   writeThreadRecord,

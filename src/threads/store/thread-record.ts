@@ -89,9 +89,16 @@ export async function writeThreadRecord(
  * by a key in `trust` over the whole record, the v1 shape, and its own
  * `thread_id` (a record copied from another thread is refused).
  *
- * @throws RyeError THREAD_NOT_FOUND (no record), THREAD_RECORD_INVALID
+ * With `own` (your key's fingerprint), a record signed by any other trusted
+ * key (a project author's, a pulled bundle's) is refused as foreign.
+ *
+ * @throws RyeError THREAD_NOT_FOUND (no record), THREAD_RECORD_INVALID, THREAD_RECORD_FOREIGN
  */
-export async function readThreadRecord(paths: ThreadPaths, trust: TrustSet): Promise<ThreadRecord> {
+export async function readThreadRecord(
+  paths: ThreadPaths,
+  trust: TrustSet,
+  options: { readonly own?: string } = {},
+): Promise<ThreadRecord> {
   let text: string;
   try {
     text = await readTextFile(paths.record, MAX_RECORD_BYTES);
@@ -115,8 +122,24 @@ export async function readThreadRecord(paths: ThreadPaths, trust: TrustSet): Pro
   if (!verdict.ok) {
     throw invalid(paths, verdict.message, { verdict: verdict.verdict, code: verdict.code });
   }
+  if (options.own !== undefined && verdict.fingerprint !== options.own)
+    throw new RyeError(
+      'THREAD_RECORD_FOREIGN',
+      `Cannot act on thread ${paths.threadId}: its record is signed by key ${verdict.fingerprint ?? '?'}, not by your own key (${options.own}); it is someone else's thread, which \`rye thread show\` may display but nothing continues, cancels or waits on`,
+      { thread: paths.threadId, path: paths.record, signer: verdict.fingerprint },
+    );
   const { _signature: _ignored, ...body } = JSON.parse(text) as Record<string, unknown>;
   return checkShape(body, paths);
+}
+
+/**
+ * `trust` narrowed to the user's own key: what a thread's transcript and
+ * checkpoints are read under when rye acts on the thread (only rye, with
+ * your key, ever signs them).
+ */
+export function ownTrust(trust: TrustSet, own: string): TrustSet {
+  const key = trust.get(own);
+  return new Map(key === undefined ? [] : [[own, key]]);
 }
 
 function checkShape(value: unknown, paths: ThreadPaths): ThreadRecord {

@@ -96,6 +96,64 @@ describe('the thread runner refuses, and nothing runs or is charged beyond the l
     expect(await ledgerAgrees(p, doc)).toEqual(['settled']);
   });
 
+  it('the five-denial stop falls before dispatch: a granted call after the stopping denial never runs, recorded as not run', async () => {
+    const ECHO = { name: 'rye_execute', input: { item_type: 'tool', item_id: 't/echo' } };
+    const p = await project([
+      {
+        match: { directive: 'summarise' },
+        turns: [{ tool_calls: [EVIL, EVIL, EVIL, EVIL, EVIL, ECHO], usage: { in: 100, out: 10 } }],
+      },
+    ]);
+    const res = await p.run([...EXECUTE, '--json']);
+    expect(res.code, res.stdout).toBe(3);
+    expect(res.json<Result>().error?.code).toBe('THREAD_DENIED_REPEATEDLY');
+    // t/echo is granted and writes the marker when it runs: it never ran.
+    expect(markerRan(p)).toBe(false);
+    const events = await verifiedEvents(p, res.json<Result>().thread_id);
+    const starts = events.filter((e) => e.type === 'tool_call_start');
+    expect(starts).toHaveLength(5);
+    const results = events.filter((e) => e.type === 'tool_call_result');
+    expect(results).toHaveLength(6);
+    expect(results[5]?.payload).toMatchObject({
+      ok: false,
+      error: { code: 'THREAD_DENIED_REPEATEDLY', message: 'not run: the thread stopped' },
+    });
+  });
+
+  it('capability before resolution: an ungranted id is CAPABILITY_DENIED whether missing, unsigned or edited, with no path or hash, and each counts', async () => {
+    const p = await project([
+      {
+        match: { directive: 'summarise' },
+        turns: [
+          {
+            tool_calls: ['t/missing', 't/unsigned', 't/edited', 't/evil', 'u/nowhere'].map(
+              (id) => ({ name: 'rye_execute', input: { item_type: 'tool', item_id: id } }),
+            ),
+            usage: { in: 100, out: 10 },
+          },
+        ],
+      },
+    ]);
+    const tool = (name: string) =>
+      `import json\n__version__ = "1.0.0"\n__tool_type__ = "python"\n__executor_id__ = "rye/core/runtimes/python_script_runtime"\n__category__ = "t"\n__tool_description__ = "${name}"\nprint(json.dumps({}))\n`;
+    p.write('.ai/tools/t/unsigned.py', tool('unsigned'));
+    p.write('.ai/tools/t/edited.py', tool('edited'));
+    await p.sign('tool', 't/edited');
+    p.write('.ai/tools/t/edited.py', `${tool('edited')}# edited\n`);
+    const res = await p.run([...EXECUTE, '--json']);
+    expect(res.code, res.stdout).toBe(3);
+    expect(res.json<Result>().error?.code).toBe('THREAD_DENIED_REPEATEDLY');
+    const events = await verifiedEvents(p, res.json<Result>().thread_id);
+    const errors = events
+      .filter((e) => e.type === 'tool_call_result')
+      .map((e) => e.payload['error'] as { code: string; message: string });
+    expect(errors.map((e) => e.code)).toEqual(Array(5).fill('CAPABILITY_DENIED'));
+    for (const e of errors) {
+      expect(e.message).not.toContain(p.project);
+      expect(e.message).not.toMatch(/sha256|[0-9a-f]{64}|not found|signature/i);
+    }
+  });
+
   it('arguments smuggling capabilities, limits or parent are refused by the strict schema; nothing runs', async () => {
     const smuggled = [
       {
