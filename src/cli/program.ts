@@ -1,5 +1,5 @@
 import { Command, CommanderError, Help } from 'commander';
-import { escapeControlLines } from '../platform/index.js';
+import { escapeControlLines, rememberEnvSecrets } from '../platform/index.js';
 import type { CliIo } from './context.js';
 import type { LazyCommand } from './main.js';
 import { errorDocument, formatJson } from './report.js';
@@ -21,6 +21,8 @@ export async function runProgram(
   io: CliIo,
   spec: ProgramSpec,
 ): Promise<number> {
+  // The values of your secret variables are redacted wherever anything shows them.
+  rememberEnvSecrets(io.env);
   let exitCode = 0;
   // The command an action runs (set by the preAction hook below), held to a
   // RYE_CAP_TOKEN when the process has one (token-gate.ts). main.ts and

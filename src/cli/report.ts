@@ -1,5 +1,10 @@
 import { errorJson, exitCodeFor, hintFor, isRyeError, type ErrorCode } from '../errors/index.js';
-import { escapeControl, escapeControlInJson, escapeControlLines } from '../platform/index.js';
+import {
+  escapeControl,
+  escapeControlInJson,
+  escapeControlLines,
+  redactSecrets,
+} from '../platform/index.js';
 import type { CommandContext } from './context.js';
 
 // Every string a command prints may come from outside (trust files, item
@@ -8,8 +13,25 @@ import type { CommandContext } from './context.js';
 // element of `lines` is one terminal line and is escaped whole (an LF inside
 // an element shows as `\n`: the CLI's layout is the list, never a value); in
 // JSON mode the document keeps its value and loses nothing but raw controls.
+// Every secret (a capability token, a provider key, a secret this process was
+// given, src/platform/secrets.ts) is redacted on the same edge, whatever
+// echoed it (a provider's error message, a tool's output).
 
 type Output = Pick<CommandContext, 'json' | 'io'>;
+
+/** One line as the terminal gets it: secrets redacted, controls escaped. */
+function shown(text: string): string {
+  return escapeControl(redactSecrets(text));
+}
+
+/**
+ * Where live progress goes (a thread's turns and calls, on stderr in human
+ * mode): the same edge as every other line, so a tool-call id or item id a
+ * model wrote (an OSC 52 sequence, a newline) reaches the terminal escaped.
+ */
+export function progressLine(ctx: Output): (line: string) => void {
+  return (line) => ctx.io.stderr(`${shown(line)}\n`);
+}
 
 /**
  * Print a command's result: the JSON document (see {@link formatJson}), or the
@@ -17,7 +39,7 @@ type Output = Pick<CommandContext, 'json' | 'io'>;
  */
 export function emit(ctx: Output, document: unknown, lines: readonly string[]): void {
   if (ctx.json) ctx.io.stdout(formatJson(document));
-  else if (lines.length > 0) ctx.io.stdout(lines.map(escapeControl).join('\n') + '\n');
+  else if (lines.length > 0) ctx.io.stdout(lines.map(shown).join('\n') + '\n');
 }
 
 /**
@@ -27,12 +49,12 @@ export function emit(ctx: Output, document: unknown, lines: readonly string[]): 
  * `\uXXXX` escape, so the text parses back to the same value.
  */
 export function formatJson(document: unknown): string {
-  return escapeControlInJson(JSON.stringify(document, null, 2)) + '\n';
+  return escapeControlInJson(redactSecrets(JSON.stringify(document, null, 2))) + '\n';
 }
 
 /** Print a warning on stderr in human mode (JSON documents carry their warnings). */
 export function warn(ctx: Output, warning: { code: string; message: string }): void {
-  if (!ctx.json) ctx.io.stderr(`warning[${warning.code}]: ${escapeControl(warning.message)}\n`);
+  if (!ctx.json) ctx.io.stderr(`warning[${warning.code}]: ${shown(warning.message)}\n`);
 }
 
 /**
@@ -53,13 +75,13 @@ export function reportError(ctx: Output, error: unknown): number {
       ctx.io.stdout(formatJson(errorDocument(error.code, error.message, error.details)));
     else
       ctx.io.stderr(
-        `error[${error.code}]: ${escapeControl(error.message)}\n${detailLines(error.details)}hint: ${hintFor(error.code)}\n`,
+        `error[${error.code}]: ${shown(error.message)}\n${detailLines(error.details)}hint: ${hintFor(error.code)}\n`,
       );
     return exitCodeFor(error.code);
   }
   const message = error instanceof Error ? error.message : String(error);
   if (ctx.json) ctx.io.stdout(formatJson(errorDocument('INTERNAL_ERROR', message)));
-  else ctx.io.stderr(`error[INTERNAL_ERROR]: ${escapeControl(message)}\n${stackFrames(error)}\n`);
+  else ctx.io.stderr(`error[INTERNAL_ERROR]: ${shown(message)}\n${stackFrames(error)}\n`);
   return exitCodeFor('INTERNAL_ERROR');
 }
 
@@ -73,12 +95,11 @@ function detailLines(details: Readonly<Record<string, unknown>>): string {
   if (!Array.isArray(issues)) return '';
   return issues
     .map((issue: unknown) => {
-      if (typeof issue !== 'object' || issue === null)
-        return `  - ${escapeControl(String(issue))}\n`;
+      if (typeof issue !== 'object' || issue === null) return `  - ${shown(String(issue))}\n`;
       const i = issue as { field?: unknown; path?: unknown; message?: unknown };
       const where = issueWhere(i.field ?? i.path);
-      const message = escapeControl(String(i.message ?? ''));
-      return where === '' ? `  - ${message}\n` : `  - ${escapeControl(where)}: ${message}\n`;
+      const message = shown(String(i.message ?? ''));
+      return where === '' ? `  - ${message}\n` : `  - ${shown(where)}: ${message}\n`;
     })
     .join('');
 }

@@ -108,10 +108,9 @@ export type {
 export {
   DEFAULT_PERMISSIONS,
   NEVER_VISIBLE,
-  SECRET_ENV_NAMES,
-  isSecretEnvName,
   normalPermissionPath,
   parsePermissions,
   permissionPathProblem,
 } from './permissions.js';
 export type { ParsedPermissions, ToolPermissions } from './permissions.js';
+export { SECRET_ENV_NAMES, isSecretEnvName } from '../platform/index.js';

@@ -4,6 +4,7 @@
  * (`__permissions__`, `export const __permissions__`, `# __permissions__ =`,
  * `permissions:`), so changing them needs a new signature. Pure.
  */
+import { isSecretEnvName } from '../platform/index.js';
 import type { ValidationIssue } from './metadata/types.js';
 
 /** The permissions of one tool, as declared (or the defaults). */
@@ -42,25 +43,6 @@ const KEYS = ['read', 'write', 'network', 'env', 'rye', 'daemon', 'max_file_mb']
  * other threads' transcripts, keys, the project's trust store.
  */
 export const NEVER_VISIBLE = ['.ai/threads', '.ai/keys', '.ai/trusted_keys'] as const;
-
-/**
- * Names that never reach a tool process, declared or not: provider keys,
- * capability and MCP tokens, registry credentials.
- */
-export const SECRET_ENV_NAMES: readonly string[] = [
-  'ANTHROPIC_API_KEY',
-  'OPENAI_API_KEY',
-  'RYE_CAP_TOKEN',
-  'RYE_MCP_HTTP_TOKEN',
-  'RYE_REGISTRY_TOKEN',
-  'RYE_REGISTRY_PASSWORD',
-  'RYE_KEY_PASSPHRASE',
-];
-
-/** True for a name that never passes into a sandbox (see {@link SECRET_ENV_NAMES}). */
-export function isSecretEnvName(name: string): boolean {
-  return SECRET_ENV_NAMES.includes(name) || /_API_KEY$/.test(name);
-}
 
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 /** `rye.<verb>[.<type>[.<id pattern>]]`, verb and type each possibly `*` (the channel's grammar). */

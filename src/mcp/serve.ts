@@ -1,4 +1,5 @@
 import { RyeError } from '../errors/index.js';
+import { rememberEnvSecrets } from '../platform/index.js';
 import { IN_PROCESS_TOOLS } from '../registry/in-process.js';
 import { newApiToken } from '../integrity/index.js';
 import type { Spaces } from '../items/index.js';
@@ -42,6 +43,8 @@ export interface McpServeOptions {
  *   MCP_HTTP_BIND_REFUSED, USAGE_INVALID_ARGUMENT (a short HTTP token)
  */
 export async function startMcpServer(options: McpServeOptions): Promise<void> {
+  // Whatever a tool or a provider echoes, these values never reach a client.
+  rememberEnvSecrets(options.env);
   const ceilings = readCeilingSources(options.ceiling, options.env, options.cwd);
   const authorityNow = authorityResolver(ceilings, options);
   const resolved = await resolveCeilings(ceilings, options);

@@ -39,3 +39,13 @@ export { monotonicMs } from './monotonic.js';
 export { pause } from './pause.js';
 export { sha256Bytes, sha256Hex } from './sha256.js';
 export { devNullDescriptor, inheritableDescriptors } from './inherited-fds.js';
+export {
+  REDACTED_SECRET,
+  REDACTED_TOKEN,
+  SECRET_ENV_NAMES,
+  TOKEN_PATTERN,
+  isSecretEnvName,
+  redactSecrets,
+  rememberEnvSecrets,
+  rememberSecret,
+} from './secrets.js';

@@ -2,7 +2,7 @@ import { exitCodeFor, isIntegrityCode, isRyeError, type ErrorCode } from '../../
 import type { ThreadResult } from '../../threads/loop/index.js';
 import { refuseUnderThreadToken } from '../authority.js';
 import type { CommandContext } from '../context.js';
-import { emit } from '../report.js';
+import { emit, progressLine } from '../report.js';
 import { threadInterrupts } from '../thread-interrupts.js';
 
 export interface RunDirectiveOptions {
@@ -40,7 +40,7 @@ export async function runDirectiveCommand(
     };
     result = await runRootThread(ops, directiveId, inputs, {
       limits: options.limit,
-      ...(ctx.json ? {} : { onProgress: (line: string) => ctx.io.stderr(`${line}\n`) }),
+      ...(ctx.json ? {} : { onProgress: progressLine(ctx) }),
     });
   } catch (error) {
     if (!ctx.json || !isRyeError(error)) throw error;

@@ -2,7 +2,7 @@ import { resolve } from 'node:path';
 import type { TrustSet } from '../../integrity/index.js';
 import { readTextFile } from '../../platform/index.js';
 import type { CommandContext } from '../context.js';
-import { emit } from '../report.js';
+import { emit, progressLine } from '../report.js';
 import { threadInterrupts } from '../thread-interrupts.js';
 import { exitCodeOf, resultLines } from './run-directive.js';
 
@@ -47,7 +47,7 @@ export async function resumeCommand(
     },
     signal: interrupts.signal,
     ...(options.rebase === true ? { rebase: true } : {}),
-    ...(ctx.json ? {} : { onProgress: (line: string) => ctx.io.stderr(`${line}\n`) }),
+    ...(ctx.json ? {} : { onProgress: progressLine(ctx) }),
   }).finally(() => interrupts.dispose());
   emit(ctx, result, resultLines(result));
   return interrupts.exitCode() ?? exitCodeOf(result);

@@ -1,4 +1,5 @@
 import { newThreadId, systemClock, systemRandom } from '../ids/index.js';
+import { rememberEnvSecrets } from '../../platform/index.js';
 import {
   RegistryDb,
   acquireTreeLock,
@@ -46,6 +47,8 @@ export async function runThread(
   const { pricing, limitNanos } = pricingOf(plan);
   const threadId = input.threadId ?? newThreadId(plan.directive.id, clock, random);
   const holder = input.ops.authority.holder;
+  // A provider echoing its key (in an error, say) never gets it into the transcript.
+  rememberEnvSecrets(input.ops.env);
   const paths = threadPaths(input.projectRoot, threadId);
   checkThreadDir(input.projectRoot, paths, true);
   const sinceMs = Date.now();

@@ -1,24 +1,12 @@
 /**
- * Capability tokens never reach a transcript, a record or a log: any
- * `rye-cap-v1.` followed by token characters is replaced (THREADS.md §4).
- * The replacement's `[` is outside the token alphabet, so redacting twice
- * changes nothing.
+ * Secrets never reach a transcript, a record or a log (THREADS.md §4): the
+ * one redaction of src/platform/secrets.ts, under the names the thread code
+ * uses. Serialized JSON stays valid: the secrets' replacements hold no quote
+ * or backslash.
  */
-export const TOKEN_PATTERN = /rye-cap-v1\.[A-Za-z0-9_-]+/g;
-export const REDACTED_TOKEN = 'rye-cap-v1.[redacted]';
-const MARKER = 'rye-cap-v1.';
-
-/** `text` with every capability token replaced. Pure. */
-export function redactTokens(text: string): string {
-  return text.includes(MARKER) ? text.replace(TOKEN_PATTERN, REDACTED_TOKEN) : text;
-}
-
-/**
- * Redact serialized JSON. The token alphabet holds no character JSON
- * escapes, so a token in any string (or key) appears literally in the text,
- * and the replacement holds no quote or backslash, so the JSON stays valid.
- * Pure.
- */
-export function redactJson(json: string): string {
-  return redactTokens(json);
-}
+export {
+  REDACTED_TOKEN,
+  TOKEN_PATTERN,
+  redactSecrets as redactJson,
+  redactSecrets as redactTokens,
+} from '../../platform/index.js';
