@@ -46,7 +46,8 @@ export async function runHookAction(
 ): Promise<ActionResult> {
   const { kind, itemId } = hook.action;
   try {
-    requireAllowed(ctx.ops.authority, 'execute', kind, itemId);
+    // A tool goes through the ops door, which checks its grant as for a model
+    // call: the entry id, then the chain rule (a granted runtime covers it).
     if (kind === 'tool') {
       const result = await runOperation(
         'execute',
@@ -57,6 +58,7 @@ export async function runHookAction(
       const error = { code: result.error.code, message: result.error.message };
       return { outcome: error.code === 'CAPABILITY_DENIED' ? 'denied' : 'failed', error };
     }
+    requireAllowed(ctx.ops.authority, 'execute', kind, itemId);
     const refusal = spawnRefusal(ctx.lineage);
     if (refusal !== undefined) throw refusal;
     if (ctx.host === undefined)

@@ -98,6 +98,27 @@ describe('hooks in a running thread', () => {
     expect(asked).toEqual([]);
   });
 
+  it('a hook tool granted through its runtime (the chain rule) runs, as a model call would', async () => {
+    // The worked example's build_and_serve grants node_runtime and its error hook stops the
+    // dev server: a hook tool is checked like a model call, chain rule included.
+    const directive = hookDirective({
+      name: 'chained',
+      outputs: false,
+      execute: '<tool>rye.core.runtimes.python_script_runtime</tool>',
+      hooks: `<hook event="thread_started" result_mode="discard"><tool>t/echo</tool></hook>`,
+    });
+    const p = (open = await hookProject([{ match: { directive: 'chained' }, turns: [DONE] }], {
+      directives: { chained: directive },
+    }));
+    const result = await runDirective(p, 'demo/chained', { topic: 'x' });
+    expect(result.status).toBe('completed');
+    const fired = (await verifiedEvents(p, result.thread_id)).filter(
+      (e) => e.type === 'hook_fired',
+    );
+    expect(fired.map((e) => [e.payload['outcome'], e.payload['error']])).toEqual([['ok', undefined]]);
+    expect(existsSync(p.marker)).toBe(true);
+  });
+
   it('fires after_step after each continuing turn and the limit hook of the limit that stopped the thread', async () => {
     const directive = hookDirective({
       name: 'limited',
