@@ -115,7 +115,9 @@ describe('hooks in a running thread', () => {
     const fired = (await verifiedEvents(p, result.thread_id)).filter(
       (e) => e.type === 'hook_fired',
     );
-    expect(fired.map((e) => [e.payload['outcome'], e.payload['error']])).toEqual([['ok', undefined]]);
+    expect(fired.map((e) => [e.payload['outcome'], e.payload['error']])).toEqual([
+      ['ok', undefined],
+    ]);
     expect(existsSync(p.marker)).toBe(true);
   });
 
