@@ -120,13 +120,13 @@ function unionLength(intervals) {
   return to > from ? total + to - from : total;
 }
 
-async function taskManagerE2e(root) {
+async function taskManagerE2e(root, sandbox = 'on') {
   const { startScriptedProvider, ORCHESTRATOR_INPUTS, orchestratorScript, childScripts } =
     await importExampleScripts(root);
   const walls = [];
   const overheads = [];
   for (let i = 0; i < E2E_RUNS; i += 1) {
-    const dir = join(root, `e2e${i}`);
+    const dir = join(root, `e2e-${sandbox}-${i}`);
     const p = await exampleProject(dir);
     const node = timedNode(dir);
     const server = await startScriptedProvider({
@@ -143,6 +143,7 @@ async function taskManagerE2e(root) {
         spaces: resolveSpaces({ project: p.project, env }),
         env,
         authority: operatorAuthority(),
+        ...(sandbox === 'off' ? { sandbox: 'off' } : {}),
       };
       const startMs = performance.timeOrigin + performance.now();
       const result = await runRootThread(
@@ -192,6 +193,12 @@ export async function run() {
     const e2e = await taskManagerE2e(root);
     report('example.task_manager_e2e_ms', e2e.wall, 'ms');
     report('example.orchestration_overhead_ms', e2e.overhead, 'ms');
+    // The same tree with every tool unsandboxed (the operator's sandbox: off), in the same run.
+    const bare = await taskManagerE2e(root, 'off');
+    report('example.task_manager_e2e_bare_ms', bare.wall, 'ms');
+    report('example.task_manager_e2e_sandboxed_vs_bare', e2e.wall / bare.wall, 'ratio', {
+      goal: 1.1,
+    });
   } finally {
     rmSync(root, { recursive: true, force: true });
   }

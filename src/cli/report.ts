@@ -43,6 +43,15 @@ export function emit(ctx: Output, document: unknown, lines: readonly string[]): 
 }
 
 /**
+ * {@link emit} for the one command whose output is a secret it was asked to
+ * make (`rye cap mint` without `--out`): escaped, not redacted.
+ */
+export function emitSecret(ctx: Output, document: unknown, lines: readonly string[]): void {
+  if (ctx.json) ctx.io.stdout(escapeControlInJson(JSON.stringify(document, null, 2)) + '\n');
+  else if (lines.length > 0) ctx.io.stdout(lines.map(escapeControl).join('\n') + '\n');
+}
+
+/**
  * A JSON document as printed: 2-space indent, a final newline, and every
  * character a terminal would interpret or hide (DEL, C1, bidi and other format
  * characters, U+2028/U+2029; C0 is escaped by JSON itself) written as its

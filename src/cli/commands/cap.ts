@@ -15,7 +15,7 @@ import {
 } from '../../threads/capabilities/index.js';
 import { commandAuthority } from '../authority.js';
 import { contextOf, withCommonOptions, type CliIo, type CommonOptions } from '../context.js';
-import { emit } from '../report.js';
+import { emit, emitSecret } from '../report.js';
 import type { Runner } from '../runner.js';
 
 type MintOptions = CommonOptions & { caps: string; ttl: string; out?: string };
@@ -80,7 +80,8 @@ export function capCommand(io: CliIo, run: Runner): Command {
           expires_at: new Date(minted.exp * 1000).toISOString(),
           caps: capStrings(parsed.set),
         };
-        emit(
+        // The token is what was asked for: printed as it is (never redacted) unless --out.
+        (out === undefined ? emitSecret : emit)(
           ctx,
           { ok: true, ...about, ...(out === undefined ? { token: minted.token } : { path: out }) },
           out === undefined
