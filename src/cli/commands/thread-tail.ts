@@ -80,7 +80,9 @@ function describe(type: string, p: Readonly<Record<string, unknown>>): string {
     case 'limit_hit':
       return `${str(p['limit'])} ${num(p['current'])}/${num(p['max'])}`;
     case 'repair':
-      return `${str(p['kind'])} ${json(p['call_ids'])}`;
+      return p['kind'] === 'ledger_raised'
+        ? `ledger_raised ${str(p['account'])}: ${num(p['ledger_nanos'])} → ${num(p['committed_nanos'])} nanos committed (transcripts: ${num(p['transcript_nanos'])})`
+        : `${str(p['kind'])} ${json(p['call_ids'])}`;
     default: {
       const error = p['error'] as { code?: unknown; message?: unknown } | undefined;
       const cost = p['cost'] as { turns?: number } | undefined;

@@ -92,6 +92,13 @@ export function threadCommand(io: CliIo, run: Runner): Command {
           const v = await verifyThread(ctx.spaces.project, id, await trustOf(ctx));
           emit(ctx, { ok: true, ...v }, [
             `thread ${v.thread_id}: ok (${v.status}; ${v.events} events, last checkpoint at seq ${v.last_checkpoint_seq}, ${v.unsealed} unsealed${v.torn_tail_bytes > 0 ? `, torn tail of ${v.torn_tail_bytes} bytes` : ''})`,
+            ...(v.ledger === null
+              ? []
+              : [
+                  v.ledger.mismatch
+                    ? `ledger: MISMATCH: $${v.ledger.ledger_usd} committed, the transcripts $${v.ledger.transcript_usd} (resume raises a lower ledger to the transcripts)`
+                    : `ledger: $${v.ledger.ledger_usd} committed, as the transcripts say`,
+                ]),
           ]);
           return 0;
         }),

@@ -48,6 +48,7 @@ export type {
   FinalizeResult,
   LedgerSnapshot,
   OpenAccountInput,
+  RaiseResult,
   ReserveInput,
   ReserveResult,
 } from './store.js';

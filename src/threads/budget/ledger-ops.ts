@@ -22,6 +22,7 @@ import type {
   CloseResult,
   FinalizeResult,
   OpenAccountInput,
+  RaiseResult,
   ReserveInput,
   ReserveResult,
 } from './store.js';
@@ -230,6 +231,33 @@ export function closeIn(tx: LedgerTx, threadId: string, nowMs: number): CloseRes
     if (now !== undefined) tx.setAccount(accountId, now.committedNanos, now.heldNanos, 'closed');
   }
   return { closed: subtree.map((a) => a.accountId), finalized };
+}
+
+/**
+ * Raise an account's committed spend to `nanos` when it is lower, never
+ * lowering it (the larger wins): how the ledger, a cache of the signed
+ * transcripts, is repaired from them (THREADS.md §6). A finite account is
+ * raised at most to `limit − held`, so `committed + held ≤ limit` still holds;
+ * the account then has nothing left to reserve. No attempt or debit is
+ * written: the spend raised is the transcripts', not a new charge.
+ *
+ * @throws RyeError BUDGET_ACCOUNT_INVALID (no such account), BUDGET_AMOUNT_INVALID
+ */
+export function raiseCommittedIn(tx: LedgerTx, accountId: string, nanos: Nanos): RaiseResult {
+  const target = requireNanos(nanos, 'the committed spend');
+  const account = tx.account(accountId);
+  if (account === undefined) throw accountInvalid(accountId, 'it has no account');
+  const ceiling =
+    account.limitNanos === null ? target : Math.max(0, account.limitNanos - account.heldNanos);
+  const committed = Math.max(account.committedNanos, Math.min(target, ceiling));
+  if (committed !== account.committedNanos)
+    tx.setAccount(accountId, committed, account.heldNanos, account.state);
+  return {
+    accountId,
+    beforeNanos: account.committedNanos,
+    committedNanos: committed,
+    raised: committed !== account.committedNanos,
+  };
 }
 
 /** Every account of the path, with what it can still reserve. */

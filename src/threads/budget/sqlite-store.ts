@@ -9,6 +9,7 @@ import {
   closeIn,
   markIssuedIn,
   openAccountIn,
+  raiseCommittedIn,
   refuseIn,
   releaseIn,
   reserveIn,
@@ -109,6 +110,7 @@ export function sqliteBudgetStore(
     release: (key, reason = 'released') => run((t) => releaseIn(t, key, reason, clock.now())),
     refuse: (key, status) => run((t) => refuseIn(t, key, status, clock.now())),
     close: (threadId) => run((t) => closeIn(t, threadId, clock.now())),
+    raiseCommitted: (accountId, nanos) => run((t) => raiseCommittedIn(t, accountId, nanos)),
     balances: async (threadId) => read((t) => balancesIn(t, threadId)),
     snapshot: async (treeId) =>
       read((): LedgerSnapshot => ({

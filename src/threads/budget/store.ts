@@ -60,6 +60,16 @@ export interface CloseResult {
   readonly finalized: readonly FinalizeResult[];
 }
 
+/** What {@link BudgetStore.raiseCommitted} found and left. */
+export interface RaiseResult {
+  readonly accountId: string;
+  /** The committed spend before the call. */
+  readonly beforeNanos: Nanos;
+  /** The committed spend after it: never below `beforeNanos`. */
+  readonly committedNanos: Nanos;
+  readonly raised: boolean;
+}
+
 /** An account with what it can still reserve (null = unlimited). */
 export interface AccountBalance extends Account {
   readonly availableNanos: Nanos | null;
@@ -107,6 +117,13 @@ export interface BudgetStore {
   refuse(attemptKey: string, status: number): Promise<FinalizeResult>;
   /** Close the thread's account and its active descendants', ending their open attempts. */
   close(threadId: string): Promise<CloseResult>;
+  /**
+   * Raise the account's committed spend to `nanos` when it is lower; never
+   * lowers it. A finite account is raised at most to `limit − held`. Used to
+   * repair the ledger from the signed transcripts (reconcileLedger).
+   * @throws RyeError BUDGET_ACCOUNT_INVALID, BUDGET_AMOUNT_INVALID
+   */
+  raiseCommitted(accountId: string, nanos: Nanos): Promise<RaiseResult>;
   /** The thread's account, then each ancestor's, up to the root. */
   balances(threadId: string): Promise<readonly AccountBalance[]>;
   /** Every row of a tree. */

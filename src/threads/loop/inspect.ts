@@ -17,7 +17,10 @@ import {
   resolveArtifacts,
   splitLines,
   verifyTranscript,
+  type StoredEvent,
 } from '../transcript/index.js';
+import { formatUsd } from '../budget/index.js';
+import { compareLedger, subtreeBudgetEvents } from './reconcile-ledger.js';
 
 /**
  * Mark `interrupted` every `running` thread whose tree lock is gone or held by
@@ -79,6 +82,17 @@ export interface ThreadVerification {
   readonly last_checkpoint_seq: number;
   readonly unsealed: number;
   readonly torn_tail_bytes: number;
+  /**
+   * The thread's ledger account against what the signed transcripts (its own
+   * and its descendants') committed on it; null when registry.db holds no
+   * account for it. Only reported: `rye thread resume` raises a lower ledger.
+   */
+  readonly ledger: {
+    readonly account: string;
+    readonly ledger_usd: string;
+    readonly transcript_usd: string;
+    readonly mismatch: boolean;
+  } | null;
 }
 
 /**
@@ -103,7 +117,7 @@ export async function verifyThread(
     trust,
     requireSealed: FINISHED_STATUSES.has(record.status),
   });
-  resolveArtifacts(verified.events, paths.artifacts);
+  const events = resolveArtifacts(verified.events, paths.artifacts);
   return {
     thread_id: paths.threadId,
     status: record.status,
@@ -111,5 +125,40 @@ export async function verifyThread(
     last_checkpoint_seq: verified.lastCheckpointSeq,
     unsealed: verified.unsealed,
     torn_tail_bytes: split.tornTail?.length ?? 0,
+    ledger: await ledgerCheck(projectRoot, paths.threadId, trust, events),
+  };
+}
+
+/**
+ * The thread's account in registry.db compared with its subtree's verified
+ * budget events; nothing is written (a verify never repairs).
+ */
+async function ledgerCheck(
+  projectRoot: string,
+  threadId: string,
+  trust: TrustSet,
+  events: readonly StoredEvent[],
+): Promise<ThreadVerification['ledger']> {
+  if (!existsSync(registryDbPath(projectRoot))) return null;
+  const db = RegistryDb.open(registryDbPath(projectRoot));
+  let account;
+  try {
+    account = (await db.budgetStore().balances(threadId))[0];
+  } catch (error) {
+    if (isRyeError(error, 'BUDGET_ACCOUNT_INVALID')) return null;
+    throw error;
+  } finally {
+    db.close();
+  }
+  if (account === undefined) return null;
+  const found = compareLedger(
+    account,
+    subtreeBudgetEvents(projectRoot, threadId, trust, { threadId, events }),
+  );
+  return {
+    account: found.account,
+    ledger_usd: formatUsd(found.ledger_nanos),
+    transcript_usd: formatUsd(found.transcript_nanos),
+    mismatch: found.mismatch,
   };
 }

@@ -2,7 +2,7 @@ import { reopenTranscript, type ReopenedTranscript } from './reopen-transcript.j
 import { RyeError, isRyeError } from '../../errors/index.js';
 import type { Signer, TrustSet } from '../../integrity/index.js';
 import type { DirectiveLimits, DirectiveProgram } from '../../items/index.js';
-import { parsePricing, type BudgetStore } from '../budget/index.js';
+import { formatUsd, parsePricing, type BudgetStore } from '../budget/index.js';
 import { returnSchemaOf } from '../directive/index.js';
 import { systemClock, systemRandom, type Clock, type RandomSource } from '../ids/index.js';
 import {
@@ -30,6 +30,7 @@ import { ThreadTree, mintRootToken, startNode } from '../tree/index.js';
 import { narrowAuthority, newJti, parseCapability } from '../capabilities/index.js';
 import { watchCancelRequests } from './cancel-watch.js';
 import { rebaseThread } from './rebase-thread.js';
+import { reconcileLedger, subtreeBudgetEvents } from './reconcile-ledger.js';
 import { ThreadRun, type RunThreadInput } from './thread-run.js';
 
 export interface ResumeThreadInput {
@@ -64,6 +65,8 @@ export interface ResumeThreadInput {
  * naming both), get the provider client, verify every chain link and
  * checkpoint (TRANSCRIPT_TAMPERED naming the seq), repair a torn tail and
  * dangling calls and re-seal (persisted), rebuild the conversation and totals,
+ * reconcile the ledger with the signed transcripts (an account whose committed
+ * spend is below theirs is raised to it, `repair{kind: "ledger_raised"}`),
  * settle attempts a crash left open in the ledger (their reservation is
  * charged; none on record is THREAD_RESUME_NO_USAGE), then append the message
  * and continue the same transcript with cumulative cost and limits.
@@ -133,6 +136,7 @@ export async function resumeThread(input: ResumeThreadInput): Promise<ThreadResu
     writer = reopened.writer;
     const events = reopened.events;
     const rebuilt = rebuildThread(events);
+    await reconcileAccounts(input, record, paths.threadId, budget, events, writer);
     let cost: ThreadCost = rebuilt.cost;
     for (const attempt of rebuilt.openAttempts) {
       let released;
@@ -296,6 +300,47 @@ async function requireOpenAccounts(budget: BudgetStore, threadId: string): Promi
       `Cannot resume thread ${threadId}: the budget account of ${closed.threadId === threadId ? 'this thread' : `its ancestor ${closed.threadId}`} closed when that thread ended. A child spends from its parent's budget, so it resumes only while its tree's accounts are open (a tree that was interrupted); resume the root of the tree instead, which can spawn it again`,
       { thread: threadId, account: closed.accountId, reason: 'closed' },
     );
+}
+
+/**
+ * The ledger is a cache of the signed transcripts: before the resumed thread
+ * reserves anything, every account on its path (its own, then each
+ * ancestor's) is reconciled with the budget events of its subtree's
+ * transcripts, and raised when they committed more (never lowered). A raise is
+ * recorded as `repair{kind: "ledger_raised"}` in this thread's transcript; any
+ * mismatch is a progress line.
+ */
+async function reconcileAccounts(
+  input: ResumeThreadInput,
+  record: ThreadRecord,
+  threadId: string,
+  budget: BudgetStore,
+  events: readonly StoredEvent[],
+  writer: ReopenedTranscript['writer'],
+): Promise<void> {
+  const charged = subtreeBudgetEvents(
+    input.projectRoot,
+    record.tree,
+    ownTrust(input.trust, input.signer.fingerprint),
+    { threadId, events },
+  );
+  for (const { accountId } of await budget.balances(threadId)) {
+    const found = await reconcileLedger(budget, accountId, charged);
+    if (found.raised)
+      writer.append('repair', {
+        kind: 'ledger_raised',
+        call_ids: [],
+        dropped_bytes: 0,
+        account: found.account,
+        ledger_nanos: found.ledger_nanos,
+        transcript_nanos: found.transcript_nanos,
+        committed_nanos: found.committed_nanos,
+      });
+    if (found.mismatch)
+      input.onProgress?.(
+        `ledger: account ${found.account} had $${formatUsd(found.ledger_nanos)} committed, its transcripts $${formatUsd(found.transcript_nanos)}; ${found.ledger_nanos > found.transcript_nanos ? "the ledger's larger figure stands" : `now $${formatUsd(found.committed_nanos)}`}`,
+      );
+  }
 }
 
 /** One past the highest turn any attempt key of the transcript used. Pure. */

@@ -180,9 +180,15 @@ export interface Payloads {
   };
   compaction: { replaces: readonly [number, number]; summary: string; by_thread: string | null };
   repair: {
-    kind: 'torn_tail' | 'dangling_calls';
+    /** `ledger_raised`: resume raised a ledger account to what the transcripts committed on it. */
+    kind: 'torn_tail' | 'dangling_calls' | 'ledger_raised';
     call_ids: readonly string[];
     dropped_bytes: number;
+    /** `ledger_raised` only: the account, and its committed spend before, per the transcripts, after. */
+    account?: string;
+    ledger_nanos?: number;
+    transcript_nanos?: number;
+    committed_nanos?: number;
   };
   checkpoint: { head: string; seq: number; fp: string; sig: string };
 }

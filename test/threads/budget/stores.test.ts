@@ -400,6 +400,70 @@ describe.each(STORE_KINDS)('%s budget store', (_kind, make) => {
     expect(late).toMatchObject({ granted: false, reason: 'closed', accountId: t.leaf });
   });
 
+  it('raiseCommitted raises a lower committed spend, never lowers it, and keeps committed + held within the limit', async () => {
+    const t = await tree(make);
+    await t.store.reserve({
+      attemptKey: key(t.mid, 1),
+      threadId: t.mid,
+      requestSha256: SHA,
+      worstNanos: 100,
+    });
+    expect(await t.store.raiseCommitted(t.mid, 250)).toEqual({
+      accountId: t.mid,
+      beforeNanos: 0,
+      committedNanos: 250,
+      raised: true,
+    });
+    // Only that account: its ancestors and descendants keep theirs.
+    expect((await t.store.balances(t.leaf)).map((b) => [b.committedNanos, b.heldNanos])).toEqual([
+      [0, 0],
+      [250, 100],
+      [0, 100],
+    ]);
+    expect(await t.store.raiseCommitted(t.mid, 200)).toMatchObject({
+      beforeNanos: 250,
+      committedNanos: 250,
+      raised: false,
+    });
+    expect(await t.store.raiseCommitted(t.mid, 250)).toMatchObject({ raised: false });
+    // mid's limit is 600 with 100 held: raised to 500 at most, so nothing is left to reserve.
+    expect(await t.store.raiseCommitted(t.mid, 5000)).toMatchObject({
+      beforeNanos: 250,
+      committedNanos: 500,
+      raised: true,
+    });
+    expect((await t.store.balances(t.mid))[0]?.availableNanos).toBe(0);
+    const denied = await t.store.reserve({
+      attemptKey: key(t.leaf, 1),
+      threadId: t.leaf,
+      requestSha256: SHA,
+      worstNanos: 1,
+    });
+    expect(denied).toMatchObject({ granted: false, accountId: t.mid, reason: 'insufficient' });
+    // An unlimited account takes the whole figure; a closed one is raised too.
+    await t.store.close(t.leaf);
+    expect(await t.store.raiseCommitted(t.leaf, 7000)).toMatchObject({
+      committedNanos: 7000,
+      raised: true,
+    });
+    // The held reservation still settles on top of the raised figure.
+    await t.store.markIssued(key(t.mid, 1));
+    await t.store.settle(key(t.mid, 1), 40);
+    expect((await t.store.balances(t.mid))[0]).toMatchObject({ committedNanos: 540, heldNanos: 0 });
+  });
+
+  it('raiseCommitted refuses an unknown account and an amount that is not nanos, changing nothing', async () => {
+    const t = await tree(make);
+    await expectRyeErrorAsync(
+      () => t.store.raiseCommitted(tid('ghost'), 10),
+      'BUDGET_ACCOUNT_INVALID',
+    );
+    for (const bad of [-1, 1.5, Number.NaN, Number.MAX_SAFE_INTEGER + 2]) {
+      await expectRyeErrorAsync(() => t.store.raiseCommitted(t.root, bad), 'BUDGET_AMOUNT_INVALID');
+    }
+    expect((await t.store.balances(t.root))[0]?.committedNanos).toBe(0);
+  });
+
   it('rolls a failed operation back whole', async () => {
     const t = await tree(make, {
       root: null as unknown as number,

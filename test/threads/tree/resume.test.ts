@@ -94,6 +94,61 @@ describe('resume of an orchestrator whose children finished', () => {
   }, 60_000);
 });
 
+describe("the ledger of an orchestrator against its tree's transcripts", () => {
+  it("counts the children's signed spend: verify agrees, and a root account lowered in registry.db is raised to the whole tree's on resume", async () => {
+    const p = (open = await treeProject(
+      { 'demo/orchestrate': ORCHESTRATOR, 'demo/worker': WORKER },
+      [
+        {
+          match: { directive: 'orchestrate' },
+          turns: [
+            {
+              tool_calls: [execDirective('demo/worker', { part: 'a' }, 'wait')],
+              usage: { in: 100, out: 10 },
+            },
+            returns('first'),
+            returns('second'),
+          ],
+        },
+        { match: { directive: 'worker' }, turns: [returns('w')] },
+      ],
+    ));
+    const first = await p.run('demo/orchestrate', { goal: 'x' });
+    expect(first.status).toBe('completed');
+    const root = first.thread_id;
+    const before = (await ledgerOf(p, root)).snapshot.accounts;
+    const committed = before.find((a) => a.accountId === root)?.committedNanos ?? 0;
+    const child = before.find((a) => a.accountId !== root);
+    // The root's account carries its child's spend, which only the child's transcript records.
+    expect(child?.committedNanos).toBeGreaterThan(0);
+    expect(committed).toBeGreaterThan(child?.committedNanos ?? 0);
+    const verify = async () => {
+      const res = await rye(['thread', 'verify', root, '--json', '--project', p.project], {
+        env: p.env,
+      });
+      expect(res.code, res.stderr).toBe(0);
+      return res.json<{ ledger: { mismatch: boolean; ledger_usd: string } }>().ledger;
+    };
+    expect(await verify()).toMatchObject({ mismatch: false });
+
+    // Whoever can write registry.db lowers the root's account.
+    p.registry((r) =>
+      r.db.prepare('UPDATE account SET committed_nanos = 0 WHERE account_id = ?').run(root),
+    );
+    expect(await verify()).toMatchObject({ mismatch: true, ledger_usd: '0.00' });
+
+    const again = await p.resume(root, 'once more');
+    expect(again).toMatchObject({ status: 'completed', outputs: { answer: 'second' } });
+    const raised = (await verifiedEvents(p, root)).filter(
+      (e) => e.type === 'repair' && e.payload['kind'] === 'ledger_raised',
+    );
+    expect(raised.map((e) => e.payload)).toMatchObject([
+      { account: root, ledger_nanos: 0, transcript_nanos: committed, committed_nanos: committed },
+    ]);
+    expect(await verify()).toMatchObject({ mismatch: false });
+  }, 60_000);
+});
+
 describe('resume of a child thread alone', () => {
   it("re-plans it under its parent's set, then refuses a finished one (its account is closed) before writing anything", async () => {
     const p = (open = await oneChildTree([returns('did a'), returns('never sent')]));
