@@ -23,7 +23,12 @@ export interface FlagConflict {
   readonly why: string;
 }
 
-/** commander's key for an option: `--params-file` → `paramsFile`, `--no-sandbox` → `sandbox`. */
+/**
+ * commander's key for an option: `--params-file` → `paramsFile`, `--no-sandbox` →
+ * `sandbox`. fast-path.ts has its own (without `--no-`): importing one from the
+ * other would make the CLI bundle's main body export to a chunk, which a
+ * function body cannot (scripts/cli-cached-bodies.mjs).
+ */
 export function optionKey(flag: string): string {
   return flag
     .replace(/^--(no-)?/, '')

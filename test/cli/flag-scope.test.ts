@@ -6,41 +6,14 @@
  */
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Command, Option } from 'commander';
+import type { Option } from 'commander';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { EXECUTE_FLAGS } from '../../src/cli/commands/execute-run.js';
 import type { CliIo } from '../../src/cli/context.js';
 import { COMMANDS, VERSION } from '../../src/cli/main.js';
+import { commandLeaves } from '../helpers/command-leaves.js';
 import { runProgram } from '../../src/cli/program.js';
 import { EXECUTE, markerRan, threadProject, type ThreadProject } from '../threads/loop/fixtures.js';
-
-interface Leaf {
-  readonly path: readonly string[];
-  readonly args: number;
-  readonly options: readonly Option[];
-}
-
-/** Every runnable command of the CLI, with its arguments and options. */
-async function leaves(): Promise<Leaf[]> {
-  const io = { stdout: () => {}, stderr: () => {}, env: {}, cwd: '/' } as CliIo;
-  const found: Leaf[] = [];
-  const walk = (command: Command, path: readonly string[]) => {
-    const here = [...path, command.name()];
-    if (command.commands.length === 0)
-      found.push({
-        path: here,
-        args: command.registeredArguments.length,
-        options: command.options,
-      });
-    for (const sub of command.commands) walk(sub, here);
-  };
-  for (const entry of COMMANDS)
-    walk(
-      (await entry.load())(io, async () => {}),
-      [],
-    );
-  return found;
-}
 
 /** Run the CLI in process with --json: exit code and the one JSON document. */
 async function cli(
@@ -68,14 +41,14 @@ async function cliText(
 
 describe('every command × every option', () => {
   it('each command refuses each option of any other command it does not take, as a usage error', async () => {
-    const all = await leaves();
+    const all = await commandLeaves();
     const universe = new Map<string, Option>();
     for (const leaf of all) for (const o of leaf.options) if (o.long) universe.set(o.long, o);
     expect(universe.size).toBeGreaterThan(40);
     let refused = 0;
     for (const leaf of all) {
       const own = new Set(leaf.options.map((o) => o.long));
-      const args = Array.from({ length: leaf.args }, () => 'x');
+      const args = leaf.args;
       for (const [flag, option] of universe) {
         // --json is every command's; a negated option's positive is not an option.
         if (own.has(flag) || flag === '--json') continue;
@@ -97,7 +70,7 @@ describe('every command × every option', () => {
   });
 
   it("rye execute's table names every option the command has, each for tools, directives or both", async () => {
-    const execute = (await leaves()).find((l) => l.path.join(' ') === 'execute');
+    const execute = (await commandLeaves()).find((l) => l.path.join(' ') === 'execute');
     const declared = execute!.options.map((o) => o.long).sort();
     expect(EXECUTE_FLAGS.map((r) => r.flag).sort()).toEqual(declared);
   });

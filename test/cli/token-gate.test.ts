@@ -8,44 +8,16 @@
 import { mkdtempSync, readdirSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
-import type { Command, Option } from 'commander';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { CliIo } from '../../src/cli/context.js';
 import { COMMANDS, VERSION } from '../../src/cli/main.js';
+import { commandLeaves } from '../helpers/command-leaves.js';
 import { runProgram } from '../../src/cli/program.js';
 import { COMMANDS_UNDER_TOKEN, holderReaches } from '../../src/cli/token-gate.js';
 import { RegistryDb } from '../../src/threads/store/index.js';
 import { EXECUTE, markerRan, threadProject, type ThreadProject } from '../threads/loop/fixtures.js';
 
 const CAPS = 'rye.execute.directive.demo/summarise,rye.execute.tool.t/echo,rye.load.knowledge.*';
-
-interface Leaf {
-  readonly path: readonly string[];
-  /** A value each argument accepts (its first choice, when it has choices). */
-  readonly args: readonly string[];
-  readonly options: readonly Option[];
-}
-
-async function leaves(): Promise<Leaf[]> {
-  const io = { stdout: () => {}, stderr: () => {}, env: {}, cwd: '/' } as CliIo;
-  const found: Leaf[] = [];
-  const walk = (command: Command, path: readonly string[]) => {
-    const here = [...path, command.name()];
-    if (command.commands.length === 0)
-      found.push({
-        path: here,
-        args: command.registeredArguments.map((a) => a.argChoices?.[0] ?? 'x'),
-        options: command.options,
-      });
-    for (const sub of command.commands) walk(sub, here);
-  };
-  for (const entry of COMMANDS)
-    walk(
-      (await entry.load())(io, async () => {}),
-      [],
-    );
-  return found;
-}
 
 /** Every file below `dir` with its size and mtime: what a refused command must leave as it was. */
 function snapshot(dir: string): string[] {
@@ -97,7 +69,7 @@ const errorOf = (res: { json<T>(): T }) =>
 
 describe('under a RYE_CAP_TOKEN', () => {
   it('every command outside the allowed few is refused before it reads or writes anything', async () => {
-    const refusedLeaves = (await leaves()).filter(
+    const refusedLeaves = (await commandLeaves()).filter(
       (l) => !COMMANDS_UNDER_TOKEN.includes(l.path.join(' ')),
     );
     expect(refusedLeaves.length).toBeGreaterThan(40);

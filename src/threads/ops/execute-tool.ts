@@ -1,3 +1,4 @@
+import { isRyeError } from '../../errors/index.js';
 import { execute, type ExecuteResult } from '../../executor/index.js';
 import { isReservedId, parseItemId } from '../../items/index.js';
 import { allowed, allowedViaChain, requireAllowed } from '../capabilities/index.js';
@@ -44,7 +45,8 @@ export async function executeTool(
       admitted = true;
     });
   } catch (error) {
-    if (!admitted) requireAllowed(ctx.authority, 'execute', 'tool', toolId);
+    // A bug is reported as one, never dressed up as a denial.
+    if (!admitted && isRyeError(error)) requireAllowed(ctx.authority, 'execute', 'tool', toolId);
     throw error;
   }
 }
