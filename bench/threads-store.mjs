@@ -30,6 +30,7 @@ import {
 import { fixedClock, newThreadId } from '../dist/src/threads/ids/index.js';
 import {
   TranscriptWriter,
+  macKeyring,
   readTranscriptBytes,
   rebuildThread,
   resolveArtifacts,
@@ -149,7 +150,7 @@ function* turnEvents(thread, turn) {
   yield ['cognition_in', { content: 'Continue.' }];
 }
 
-function newTranscript(dir, leaf) {
+function newTranscript(dir, leaf, mac) {
   const thread = newThreadId(leaf, fixedClock(1_767_225_600_000), (n) => new Uint8Array(n).fill(3));
   const artifactsDir = join(dir, leaf, 'artifacts');
   mkdirSync(artifactsDir, { recursive: true });
@@ -160,13 +161,14 @@ function newTranscript(dir, leaf) {
     thread,
     clock: fixedClock(1_767_225_600_000, 1),
     head: null,
+    mac,
   });
   writer.append('thread_created', created(thread));
   return { thread, path, artifactsDir, writer };
 }
 
-function benchAppend(dir) {
-  const t = newTranscript(dir, 'append');
+function benchAppend(dir, mac) {
+  const t = newTranscript(dir, 'append', mac);
   const events = [...turnEvents(t.thread, 1)];
   let n = 0;
   for (let i = 0; i < 2000; i += 1)
@@ -183,6 +185,7 @@ function benchAppend(dir) {
   t.writer.close();
   report('transcript.append_events_per_s', (n / elapsed) * 1000, 'events/s', {
     fsync: false,
+    mac: 'hmac-sha256',
     write_floor_per_s: Math.round(writeFloor(dir)),
     load_avg: Number(loadavg()[0]?.toFixed(2)),
     target: 100_000,
@@ -215,7 +218,8 @@ function ed25519VerifyMicros(signer, trust) {
 }
 
 async function benchResume(dir, signer, trust) {
-  const t = newTranscript(dir, 'resume');
+  const mac = macKeyring(signer);
+  const t = newTranscript(dir, 'resume', mac);
   let written = 1;
   for (let turn = 1; written < RESUME_EVENTS; turn += 1) {
     for (const [type, payload] of turnEvents(t.thread, turn)) {
@@ -232,7 +236,12 @@ async function benchResume(dir, signer, trust) {
   // Resume steps 4 and 6: verify every link and the seal, resolve artifacts, rebuild.
   const resume = async (checkpoints) => {
     const split = splitLines(readTranscriptBytes(t.path));
-    const verified = await verifyTranscriptAsync(split, { thread: t.thread, trust, checkpoints });
+    const verified = await verifyTranscriptAsync(split, {
+      thread: t.thread,
+      trust,
+      mac,
+      checkpoints,
+    });
     return rebuildThread(resolveArtifacts(verified.events, t.artifactsDir));
   };
   const rebuilt = await resume('last'); // warm-up
@@ -324,7 +333,7 @@ export async function run() {
   const dir = mkdtempSync(join(tmpdir(), 'rye-bench-threads-'));
   try {
     const { signer, trust } = signerAndTrust();
-    benchAppend(dir);
+    benchAppend(dir, macKeyring(signer));
     // The 50k-event transcript is built where fdatasync is cheap (tmpfs) when
     // there is one: building it costs one fsync per checkpoint, measuring it none.
     const shm = existsSync('/dev/shm') ? mkdtempSync('/dev/shm/rye-bench-') : null;

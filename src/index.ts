@@ -168,6 +168,7 @@ export {
 export type { BudgetStore, ModelPricing, Nanos } from './threads/budget/index.js';
 export {
   TranscriptWriter,
+  macKeyring,
   readTranscriptBytes,
   rebuildThread,
   repairTranscript,
@@ -176,7 +177,12 @@ export {
   verifyTranscript,
   verifyTranscriptAsync,
 } from './threads/transcript/index.js';
-export type { RebuiltThread, StoredEvent, VerifiedTranscript } from './threads/transcript/index.js';
+export type {
+  MacKeyring,
+  RebuiltThread,
+  StoredEvent,
+  VerifiedTranscript,
+} from './threads/transcript/index.js';
 export {
   RegistryDb,
   acquireTreeLock,

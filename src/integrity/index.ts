@@ -36,6 +36,7 @@ export {
   verifyBytesAsync,
 } from './keys.js';
 export type { KeyPairPem, PublicKeyInfo } from './keys.js';
+export { derivedMacKey, macHex, macMatches } from './mac.js';
 export { apiTokenHash, hashPassword, newApiToken, verifyPassword } from './password.js';
 export type { ApiToken } from './password.js';
 export { resealText, signText } from './sign.js';

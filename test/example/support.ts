@@ -80,6 +80,7 @@ export async function exampleRun(
       const verified = verifyTranscript(splitLines(bytes), {
         thread: threadId,
         trust,
+        mac: null,
         requireSealed: true,
       });
       return verified.events.map((e) => ({

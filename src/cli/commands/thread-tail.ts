@@ -15,6 +15,7 @@ export async function tailCommand(
   trust: TrustSet,
 ): Promise<number> {
   const { tailTranscript } = await import('../../threads/loop/index.js');
+  const { userMacKeyring } = await import('../../threads/store/index.js');
   const stop = new AbortController();
   const onSignal = (): void => stop.abort();
   if (follow) process.once('SIGINT', onSignal);
@@ -23,6 +24,7 @@ export async function tailCommand(
       projectRoot: ctx.spaces.project,
       threadId,
       trust,
+      mac: await userMacKeyring(ctx.spaces),
       follow,
       signal: stop.signal,
     })) {

@@ -89,9 +89,14 @@ export function threadCommand(io: CliIo, run: Runner): Command {
         run(options, async () => {
           const ctx = contextOf(options, io);
           const { verifyThread } = await import('../../threads/loop/index.js');
-          const v = await verifyThread(ctx.spaces.project, id, await trustOf(ctx));
+          const v = await verifyThread(
+            ctx.spaces.project,
+            id,
+            await trustOf(ctx),
+            await macOf(ctx),
+          );
           emit(ctx, { ok: true, ...v }, [
-            `thread ${v.thread_id}: ok (${v.status}; ${v.events} events, last checkpoint at seq ${v.last_checkpoint_seq}, ${v.unsealed} unsealed${v.torn_tail_bytes > 0 ? `, torn tail of ${v.torn_tail_bytes} bytes` : ''})`,
+            `thread ${v.thread_id}: ok (${v.status}; ${v.events} events, last checkpoint at seq ${v.last_checkpoint_seq}, ${v.unsealed} unsealed${v.unverified > 0 ? `, ${v.unverified} after it not read (someone else's thread, or no key of yours)` : ''}${v.torn_tail_bytes > 0 ? `, torn tail of ${v.torn_tail_bytes} bytes` : ''})`,
             ...(v.ledger === null
               ? []
               : [
@@ -152,6 +157,11 @@ async function ownFingerprint(ctx: CommandContext): Promise<string | undefined> 
     if (isRyeError(error, 'KEY_NOT_FOUND')) return undefined;
     throw error;
   }
+}
+
+async function macOf(ctx: CommandContext) {
+  const { userMacKeyring } = await import('../../threads/store/index.js');
+  return userMacKeyring(ctx.spaces);
 }
 
 async function trustOf(ctx: CommandContext) {

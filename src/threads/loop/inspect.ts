@@ -4,6 +4,7 @@ import type { TrustSet } from '../../integrity/index.js';
 import {
   RegistryDb,
   readThreadRecord,
+  threadMacKeyring,
   FINISHED_STATUSES,
   markOrphansInterrupted,
   registryDbPath,
@@ -17,6 +18,8 @@ import {
   resolveArtifacts,
   splitLines,
   verifyTranscript,
+  type MacKeyring,
+  type TranscriptKeys,
   type StoredEvent,
 } from '../transcript/index.js';
 import { formatUsd } from '../budget/index.js';
@@ -81,6 +84,11 @@ export interface ThreadVerification {
   readonly events: number;
   readonly last_checkpoint_seq: number;
   readonly unsealed: number;
+  /**
+   * Events after the last checkpoint left unread: the thread is someone
+   * else's (or there is no user key), so their MACs cannot be checked here.
+   */
+  readonly unverified: number;
   readonly torn_tail_bytes: number;
   /**
    * The thread's ledger account against what the signed transcripts (its own
@@ -107,14 +115,17 @@ export async function verifyThread(
   projectRoot: string,
   threadId: string,
   trust: TrustSet,
+  mac: MacKeyring | null,
 ): Promise<ThreadVerification> {
   const paths = threadPaths(projectRoot, threadId);
   checkThreadDir(projectRoot, paths);
   const record = await readThreadRecord(paths, trust);
+  const own = await threadMacKeyring(paths, trust, mac);
   const split = splitLines(readTranscriptBytes(paths.transcript));
   const verified = verifyTranscript(split, {
     thread: paths.threadId,
     trust,
+    mac: own,
     requireSealed: FINISHED_STATUSES.has(record.status),
   });
   const events = resolveArtifacts(verified.events, paths.artifacts);
@@ -124,8 +135,9 @@ export async function verifyThread(
     events: verified.events.length,
     last_checkpoint_seq: verified.lastCheckpointSeq,
     unsealed: verified.unsealed,
+    unverified: verified.unverified,
     torn_tail_bytes: split.tornTail?.length ?? 0,
-    ledger: await ledgerCheck(projectRoot, paths.threadId, trust, events),
+    ledger: await ledgerCheck(projectRoot, paths.threadId, { trust, mac: own }, events),
   };
 }
 
@@ -136,7 +148,7 @@ export async function verifyThread(
 async function ledgerCheck(
   projectRoot: string,
   threadId: string,
-  trust: TrustSet,
+  keys: TranscriptKeys,
   events: readonly StoredEvent[],
 ): Promise<ThreadVerification['ledger']> {
   if (!existsSync(registryDbPath(projectRoot))) return null;
@@ -153,7 +165,7 @@ async function ledgerCheck(
   if (account === undefined) return null;
   const found = compareLedger(
     account,
-    subtreeBudgetEvents(projectRoot, threadId, trust, { threadId, events }),
+    subtreeBudgetEvents(projectRoot, threadId, keys, { threadId, events }),
   );
   return {
     account: found.account,

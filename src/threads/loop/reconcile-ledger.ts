@@ -1,6 +1,5 @@
 import { existsSync } from 'node:fs';
 import { RyeError, isRyeError } from '../../errors/index.js';
-import type { TrustSet } from '../../integrity/index.js';
 import { addNanos, isNanos, type BudgetStore, type Nanos } from '../budget/index.js';
 import { tryParseThreadId } from '../ids/index.js';
 import { checkThreadDir, threadPaths } from '../store/index.js';
@@ -9,6 +8,7 @@ import {
   splitLines,
   verifyTranscript,
   type StoredEvent,
+  type TranscriptKeys,
 } from '../transcript/index.js';
 
 /**
@@ -106,7 +106,7 @@ export async function reconcileLedger(
  * The `budget` events of `threadId`'s transcript and of every descendant's,
  * found through the `child_spawned` events of the signed transcripts (never
  * the registry, which is as writable as the ledger). Each transcript is
- * verified against `trust` (`known` supplies events already verified, the
+ * verified against `keys` (`known` supplies events already verified, the
  * resumed thread's); a descendant without a transcript (a spawn cut off
  * before its first event) has none.
  *
@@ -115,7 +115,7 @@ export async function reconcileLedger(
 export function subtreeBudgetEvents(
   projectRoot: string,
   threadId: string,
-  trust: TrustSet,
+  keys: TranscriptKeys,
   known?: { readonly threadId: string; readonly events: readonly StoredEvent[] },
 ): StoredEvent[] {
   const found: StoredEvent[] = [];
@@ -127,7 +127,7 @@ export function subtreeBudgetEvents(
     const events =
       known !== undefined && known.threadId === id
         ? known.events
-        : verifiedEventsOf(projectRoot, id, trust, id !== threadId);
+        : verifiedEventsOf(projectRoot, id, keys, id !== threadId);
     for (const event of events) {
       if (event.type === 'budget') found.push(event);
       const child = event.type === 'child_spawned' ? event.payload['child'] : undefined;
@@ -140,7 +140,7 @@ export function subtreeBudgetEvents(
 function verifiedEventsOf(
   projectRoot: string,
   threadId: string,
-  trust: TrustSet,
+  keys: TranscriptKeys,
   descendant: boolean,
 ): readonly StoredEvent[] {
   const paths = threadPaths(projectRoot, threadId);
@@ -149,7 +149,7 @@ function verifiedEventsOf(
   try {
     return verifyTranscript(splitLines(readTranscriptBytes(paths.transcript)), {
       thread: paths.threadId,
-      trust,
+      ...keys,
     }).events;
   } catch (error) {
     if (!isRyeError(error) || !descendant) throw error;

@@ -2,6 +2,7 @@ import type { Signer, TrustSet } from '../../integrity/index.js';
 import type { Clock } from '../ids/index.js';
 import type { ThreadPaths } from '../store/index.js';
 import {
+  macKeyring,
   readTranscriptBytes,
   repairTranscript,
   resolveArtifacts,
@@ -20,7 +21,7 @@ export interface ReopenedTranscript {
 /**
  * Reopen a thread's transcript to write after it (resume, rebase, a cancel
  * sealed for a dead owner): read, verify every link and checkpoint against
- * `trust`, repair a torn tail and answer dangling calls (repairTranscript),
+ * `trust` and every unsealed event's MAC, repair a torn tail and answer dangling calls (repairTranscript),
  * then resolve the events' artifacts. Nothing is written when verification
  * fails.
  *
@@ -33,6 +34,7 @@ export function reopenTranscript(
   const verified = verifyTranscript(splitLines(readTranscriptBytes(paths.transcript)), {
     thread: paths.threadId,
     trust: keys.trust,
+    mac: macKeyring(keys.signer),
   });
   const repaired = repairTranscript({
     path: paths.transcript,

@@ -24,7 +24,12 @@ import {
   writeThreadRecord,
   type ThreadRecord,
 } from '../store/index.js';
-import { rebuildThread, type StoredEvent, type ThreadCost } from '../transcript/index.js';
+import {
+  macKeyring,
+  rebuildThread,
+  type StoredEvent,
+  type ThreadCost,
+} from '../transcript/index.js';
 import type { ThreadResult } from './thread-result.js';
 import { ThreadTree, mintRootToken, startNode } from '../tree/index.js';
 import { narrowAuthority, newJti, parseCapability } from '../capabilities/index.js';
@@ -136,6 +141,7 @@ export async function resumeThread(input: ResumeThreadInput): Promise<ThreadResu
     writer = reopened.writer;
     const events = reopened.events;
     const rebuilt = rebuildThread(events);
+    const repairedHead = writer.head?.seq;
     await reconcileAccounts(input, record, paths.threadId, budget, events, writer);
     let cost: ThreadCost = rebuilt.cost;
     for (const attempt of rebuilt.openAttempts) {
@@ -161,6 +167,9 @@ export async function resumeThread(input: ResumeThreadInput): Promise<ThreadResu
       });
       cost = { ...cost, spend_nanos: cost.spend_nanos + released.committedNanos };
     }
+    // Sealed before the record says running: a finished thread's transcript
+    // never holds an unsealed event (readers refuse one).
+    if (writer.head?.seq !== repairedHead) writer.checkpoint(input.signer);
     const resume = {
       messages: rebuilt.messages,
       cost,
@@ -321,7 +330,7 @@ async function reconcileAccounts(
   const charged = subtreeBudgetEvents(
     input.projectRoot,
     record.tree,
-    ownTrust(input.trust, input.signer.fingerprint),
+    { trust: ownTrust(input.trust, input.signer.fingerprint), mac: macKeyring(input.signer) },
     { threadId, events },
   );
   for (const { accountId } of await budget.balances(threadId)) {

@@ -9,7 +9,7 @@ import {
   treeLockPath,
   writeThreadRecord,
 } from '../store/index.js';
-import { TranscriptWriter } from '../transcript/index.js';
+import { TranscriptWriter, macKeyring } from '../transcript/index.js';
 import { watchCancelRequests } from './cancel-watch.js';
 import { ThreadTree, mintRootToken, startNode } from '../tree/index.js';
 import { pricingOf, recordOf } from './admission-facts.js';
@@ -61,6 +61,7 @@ export async function runThread(
     thread: threadId,
     clock,
     head: null,
+    mac: macKeyring(input.signer),
   });
   let stopWatching = (): void => undefined;
   try {

@@ -1,11 +1,13 @@
 import { watch, type FSWatcher } from 'node:fs';
 import type { TrustSet } from '../../integrity/index.js';
 import {
+  FINISHED_STATUSES,
   RegistryDb,
   checkThreadDir,
   isLive,
   readThreadRecord,
   registryDbPath,
+  threadMacKeyring,
   threadPaths,
   treeOwnerAlive,
 } from '../store/index.js';
@@ -13,6 +15,7 @@ import {
   readTranscriptBytes,
   splitLines,
   verifyTranscript,
+  type MacKeyring,
   type StoredEvent,
 } from '../transcript/index.js';
 
@@ -23,6 +26,8 @@ export interface TailInput {
   readonly projectRoot: string;
   readonly threadId: string;
   readonly trust: TrustSet;
+  /** The user's MAC keys: without them, nothing after the last checkpoint is yielded. */
+  readonly mac: MacKeyring | null;
   /** Keep yielding new events until the thread ends. */
   readonly follow?: boolean;
   /** Ends a follow early. */
@@ -46,11 +51,16 @@ export async function* tailTranscript(input: TailInput): AsyncGenerator<StoredEv
   const paths = threadPaths(input.projectRoot, input.threadId);
   checkThreadDir(input.projectRoot, paths);
   const record = await readThreadRecord(paths, input.trust);
+  // A finished thread accepts no event after its final checkpoint.
+  const finished = FINISHED_STATUSES.has(record.status);
+  const mac = await threadMacKeyring(paths, input.trust, input.mac);
   let next = 0;
   const read = function* (): Generator<StoredEvent> {
     const verified = verifyTranscript(splitLines(readTranscriptBytes(paths.transcript)), {
       thread: paths.threadId,
       trust: input.trust,
+      mac,
+      requireSealed: finished,
     });
     for (const event of verified.events) {
       if (event.seq < next) continue;

@@ -93,9 +93,12 @@ export async function readThreadOutcome(
   const record = await readThreadRecord(paths, trust);
   let terminal: AnyPayload | undefined;
   if (record.status === 'completed' || record.status === 'failed') {
+    // A finished thread's outcome is read from its sealed transcript alone.
     const verified = verifyTranscript(splitLines(readTranscriptBytes(paths.transcript)), {
       thread: paths.threadId,
       trust,
+      mac: null,
+      requireSealed: true,
     });
     terminal = terminalEventOf(verified.events, record.status);
   }

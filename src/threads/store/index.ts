@@ -27,3 +27,4 @@ export type { EdgeKind, EdgeRow, JtiRow, ThreadRow } from './registry-db.js';
 export { CANCEL_MIGRATIONS, CancelRequests } from './cancel-requests.js';
 export type { CancelRequest } from './cancel-requests.js';
 export { FINISHED_STATUSES, isLive, markOrphansInterrupted, treeOwnerAlive } from './orphans.js';
+export { threadMacKeyring, userMacKeyring } from './user-mac.js';

@@ -1,7 +1,14 @@
 import { z } from 'zod';
 import { loadTrustStore } from '../../integrity/index.js';
 import { trustStores } from '../../items/index.js';
-import { readThreadRecord, checkThreadDir, threadPaths } from '../store/index.js';
+import {
+  FINISHED_STATUSES,
+  readThreadRecord,
+  checkThreadDir,
+  threadMacKeyring,
+  threadPaths,
+  userMacKeyring,
+} from '../store/index.js';
 import {
   readTranscriptBytes,
   redactJson,
@@ -50,10 +57,12 @@ export async function readTranscriptTool(
   requireReachable(ctx.spaces.project, ID, paths.threadId, caller);
   const { trust } = await loadTrustStore(trustStores(ctx.spaces));
   // The record first: a transcript is read only for a thread whose record verifies.
-  await readThreadRecord(paths, trust);
+  const record = await readThreadRecord(paths, trust);
   const verified = verifyTranscript(splitLines(readTranscriptBytes(paths.transcript)), {
     thread: paths.threadId,
     trust,
+    mac: await threadMacKeyring(paths, trust, await userMacKeyring(ctx.spaces)),
+    requireSealed: FINISHED_STATUSES.has(record.status),
   });
   const from = input.from_seq ?? 0;
   const limit = input.limit ?? TRANSCRIPT_PAGE;

@@ -3,6 +3,7 @@ import { sha256Hex, verifyBytes, verifyBytesAsync, type TrustSet } from '../../i
 import { prepareCheckpoint, type PendingSignature } from './checkpoint.js';
 import { MAX_EVENT_BYTES } from './encode.js';
 import { isEventType, type StoredEvent } from './event.js';
+import { macProblem, type MacKeyring } from './mac.js';
 import type { TranscriptLines } from './reader.js';
 import type { TranscriptHead } from './writer.js';
 
@@ -13,8 +14,17 @@ export interface VerifiedTranscript {
   readonly head: TranscriptHead | null;
   /** Seq of the last checkpoint event, −1 when none. */
   readonly lastCheckpointSeq: number;
-  /** Events after the last checkpoint: the crash window, accepted because they chain. */
+  /**
+   * Events after the last checkpoint (the crash window), each believed because
+   * its MAC verified under the thread's key.
+   */
   readonly unsealed: number;
+  /**
+   * Events after the last checkpoint that were not believed because no
+   * keyring was given (a foreign thread, a reader without the user key): they
+   * are left out of `events`, and `head` is the last one kept.
+   */
+  readonly unverified: number;
   /** A final line without `\n`: `offset` is where it starts, `bytes` its length. */
   readonly tornTail: { readonly offset: number; readonly bytes: number } | null;
 }
@@ -24,6 +34,13 @@ export interface VerifyTranscriptOptions {
   readonly thread: string;
   /** Keys checkpoints may be signed by: the local user's own key. */
   readonly trust: TrustSet;
+  /**
+   * The user's per-thread MAC keys: every event after the last checkpoint
+   * must carry a MAC that verifies (every v2 event's, with `checkpoints:
+   * 'all'`). Null: those events are not believed (see `unverified`); a writer
+   * always has one.
+   */
+  readonly mac: MacKeyring | null;
   /** Refuse events after the last checkpoint (a finished thread ends sealed). */
   readonly requireSealed?: boolean;
   /**
@@ -38,6 +55,9 @@ export interface VerifyTranscriptOptions {
   readonly checkpoints?: CheckpointMode;
 }
 
+/** What a transcript is verified with: the trusted checkpoint keys and the user's MAC keys. */
+export type TranscriptKeys = Pick<VerifyTranscriptOptions, 'trust' | 'mac'>;
+
 /** How many checkpoint signatures {@link verifyTranscript} verifies. */
 export type CheckpointMode = 'last' | 'all';
 
@@ -49,17 +69,22 @@ interface Walk {
   readonly error: RyeError | null;
 }
 
-const ENVELOPE_KEYS = ['v', 'seq', 'ts', 'thread', 'type', 'prev', 'payload'] as const;
+const ENVELOPE_KEYS = ['v', 'seq', 'ts', 'thread', 'type', 'prev', 'payload', 'mac'] as const;
+/** How many envelope fields a line of version `v` has: v1 ends at `payload`, v2 carries `mac` last. */
+function fieldsOf(v: unknown): number {
+  return v === 1 ? 7 : v === 2 ? 8 : -1;
+}
 const ISO_TS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
 /**
  * Verify a transcript: each line at most 512 KiB (checked before it is
- * parsed), a well-formed v1 envelope of this thread with `seq` equal to its
+ * parsed), a well-formed envelope of this thread with `seq` equal to its
  * line index, `prev` the SHA-256 of the previous line's bytes (null at seq 0,
  * which is `thread_created`), every checkpoint sealing the line before it
- * under a trusted key, and the Ed25519 signature of the last checkpoint (of
- * every checkpoint with `checkpoints: 'all'`). Pure over the bytes and the
- * trust set.
+ * under a trusted key, the Ed25519 signature of the last checkpoint (of
+ * every checkpoint with `checkpoints: 'all'`), and the MAC of every event
+ * after the last checkpoint under the thread's key (of every v2 event with
+ * `all`). Pure over the bytes, the trust set and the keyring.
  *
  * @throws RyeError TRANSCRIPT_TAMPERED at the first violation, naming its seq
  *   (and 1-based line) and the reason.
@@ -171,12 +196,24 @@ function walkChain(split: TranscriptLines, options: VerifyTranscriptOptions): Wa
     if (!isRyeError(caught, 'TRANSCRIPT_TAMPERED')) throw caught;
     error = caught;
   }
+  // Every event before a structural violation is checked, so an earlier bad MAC is the one reported.
+  error = macError(split, events, lastCheckpointSeq, options) ?? error;
+  let head: TranscriptHead | null = prev === null ? null : { seq: events.length - 1, hash: prev };
+  let unverified = 0;
+  if (options.mac === null && events.length - 1 > lastCheckpointSeq) {
+    // Without the thread's key nothing after the last checkpoint is believed.
+    unverified = events.length - 1 - lastCheckpointSeq;
+    events.length = lastCheckpointSeq + 1;
+    const last = split.lines[lastCheckpointSeq];
+    head = last === undefined ? null : { seq: lastCheckpointSeq, hash: sha256Hex(last) };
+  }
   return {
     verified: {
       events,
-      head: prev === null ? null : { seq: events.length - 1, hash: prev },
+      head,
       lastCheckpointSeq,
       unsealed: events.length - 1 - lastCheckpointSeq,
+      unverified,
       tornTail:
         split.tornTail === null
           ? null
@@ -185,6 +222,31 @@ function walkChain(split: TranscriptLines, options: VerifyTranscriptOptions): Wa
     signatures,
     error,
   };
+}
+
+/**
+ * The first event whose MAC does not verify under the thread's key: every
+ * event after the last checkpoint (a v1 line there has none), every v2 event
+ * with `checkpoints: 'all'`. Null when they all do, or when no keyring was given.
+ */
+function macError(
+  split: TranscriptLines,
+  events: readonly StoredEvent[],
+  lastCheckpointSeq: number,
+  options: VerifyTranscriptOptions,
+): RyeError | null {
+  if (options.mac === null) return null;
+  const key = options.mac.keyFor(options.thread);
+  for (let seq = checksAll(options) ? 0 : lastCheckpointSeq + 1; seq < events.length; seq += 1) {
+    if (events[seq]?.v === 1) {
+      if (seq > lastCheckpointSeq)
+        return tampered(seq, 'it carries no MAC and no checkpoint seals it');
+      continue;
+    }
+    const problem = macProblem(key, split.lines[seq] as Buffer);
+    if (problem !== null) return tampered(seq, problem);
+  }
+  return null;
 }
 
 function parseEnvelope(line: Buffer, seq: number): StoredEvent {
@@ -200,13 +262,13 @@ function parseEnvelope(line: Buffer, seq: number): StoredEvent {
   const e = value as Record<string, unknown>;
   let count = 0;
   for (const key in e) {
-    if (key !== ENVELOPE_KEYS[count]) throw tampered(seq, 'the envelope fields are not v1');
+    if (key !== ENVELOPE_KEYS[count]) throw tampered(seq, 'the envelope fields are not v1 or v2');
     count += 1;
   }
   const { payload } = e;
   if (
-    count !== ENVELOPE_KEYS.length ||
-    e['v'] !== 1 ||
+    count !== fieldsOf(e['v']) ||
+    (count === 8 && (typeof e['mac'] !== 'string' || !/^[0-9a-f]{64}$/.test(e['mac']))) ||
     e['seq'] !== seq ||
     typeof e['ts'] !== 'string' ||
     !ISO_TS.test(e['ts']) ||
@@ -217,7 +279,7 @@ function parseEnvelope(line: Buffer, seq: number): StoredEvent {
     payload === null ||
     Array.isArray(payload)
   ) {
-    throw tampered(seq, 'the envelope is malformed (v, seq, ts, type, prev or payload)');
+    throw tampered(seq, 'the envelope is malformed (v, seq, ts, type, prev, payload or mac)');
   }
   return value as StoredEvent;
 }

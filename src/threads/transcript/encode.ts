@@ -22,7 +22,11 @@ export function storedJson(value: unknown): string | undefined {
     : redacted;
 }
 
-/** One envelope line without its `\n`. Every field but the payload is checked by the caller. */
+/**
+ * One envelope line without its `\n` and without its MAC (which
+ * `withMac` adds as the last field). Every field but the payload is checked
+ * by the caller.
+ */
 export function envelopeLine(
   seq: number,
   ts: string,
@@ -32,7 +36,7 @@ export function envelopeLine(
   payloadJson: string,
 ): string {
   const prevJson = prev === null ? 'null' : `"${prev}"`;
-  return `{"v":1,"seq":${seq},"ts":"${ts}","thread":"${thread}","type":"${type}","prev":${prevJson},"payload":${payloadJson}}`;
+  return `{"v":2,"seq":${seq},"ts":"${ts}","thread":"${thread}","type":"${type}","prev":${prevJson},"payload":${payloadJson}}`;
 }
 
 /**

@@ -1,10 +1,12 @@
 /**
  * The transcript's event envelope and payloads (THREADS.md §9). One event is
  * one line of `transcript.jsonl`:
- * `{"v":1,"seq":17,"ts":"…","thread":"…","type":"…","prev":"<hex>"|null,"payload":{…}}`.
+ * `{"v":2,"seq":17,"ts":"…","thread":"…","type":"…","prev":"<hex>"|null,"payload":{…},"mac":"<hex>"}`,
+ * `mac` the HMAC-SHA256 of the line without it under the thread's key
+ * (`mac.ts`). A v1 line (no `mac`) is believed only under a checkpoint.
  */
 export interface TranscriptEvent<T extends EventType = EventType> {
-  readonly v: 1;
+  readonly v: 1 | 2;
   readonly seq: number;
   /** ISO 8601 UTC with milliseconds, from the injected clock. */
   readonly ts: string;
@@ -13,6 +15,8 @@ export interface TranscriptEvent<T extends EventType = EventType> {
   /** Hex SHA-256 of the previous line's exact bytes (without `\n`); null at seq 0. */
   readonly prev: string | null;
   readonly payload: PayloadOf<T>;
+  /** v2: the line's MAC, checked wherever no checkpoint covers the line. */
+  readonly mac?: string;
 }
 
 /** The statuses a thread writes itself as its last event. */
@@ -212,11 +216,12 @@ export type AnyPayload = Readonly<Record<string, unknown>>;
 
 /** An event as read back from disk: the envelope checked, the payload a plain object. */
 export interface StoredEvent {
-  readonly v: 1;
+  readonly v: 1 | 2;
   readonly seq: number;
   readonly ts: string;
   readonly thread: string;
   readonly type: EventType;
   readonly prev: string | null;
   readonly payload: AnyPayload;
+  readonly mac?: string;
 }

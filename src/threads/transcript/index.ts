@@ -42,8 +42,15 @@ export type { TranscriptHead, TranscriptWriterOptions } from './writer.js';
 export { MAX_TRANSCRIPT_BYTES, readTranscriptBytes, splitLines } from './reader.js';
 export type { TranscriptLines } from './reader.js';
 export { verifyTranscript, verifyTranscriptAsync } from './chain.js';
-export type { CheckpointMode, VerifiedTranscript, VerifyTranscriptOptions } from './chain.js';
+export type {
+  CheckpointMode,
+  TranscriptKeys,
+  VerifiedTranscript,
+  VerifyTranscriptOptions,
+} from './chain.js';
 export { danglingCalls, planRepair, repairTranscript } from './repair.js';
 export type { RepairOptions, RepairPlan } from './repair.js';
 export { mergeRoles, rebuildThread, resultContent } from './rebuild.js';
 export type { RebuildAnomaly, RebuiltThread, RebuiltUnit } from './rebuild.js';
+export { macKeyring } from './mac.js';
+export type { MacKeyring } from './mac.js';

@@ -82,8 +82,8 @@ export function resultContent(payload: AnyPayload): string {
  * gets a synthetic THREAD_INTERRUPTED one. A `compaction{replaces:[from,to]}`
  * replaces every unit (a user message, or an assistant message with all its
  * results) that overlaps the span, so a span is snapped outward to turn
- * boundaries and never splits a call from its result. Counters restart from
- * the last terminal event's `cost`. Pure.
+ * boundaries and never splits a call from its result. Counters are the
+ * whole history's: a terminal event's `cost` may raise one, never lower it. Pure.
  *
  * @throws RyeError TRANSCRIPT_INVALID naming the seq of an event whose payload
  *   is not what rye writes (malformed content, a reused call id, a bad span).
@@ -96,7 +96,7 @@ export function rebuildThread(events: readonly StoredEvent[]): RebuiltThread {
   const open = new Set<string>();
   const anomalies: RebuildAnomaly[] = [];
   const units: Unit[] = [];
-  let cost: { -readonly [K in keyof ThreadCost]: number } = { ...ZERO_COST };
+  const cost: { -readonly [K in keyof ThreadCost]: number } = { ...ZERO_COST };
   let system: string | null = null;
   let terminal: RebuiltThread['terminal'] = null;
 
@@ -172,7 +172,11 @@ export function rebuildThread(events: readonly StoredEvent[]): RebuiltThread {
         break;
       default:
         if (isTerminalType(event.type)) {
-          cost = { ...costOf(event) };
+          // A terminal event's totals can raise a counter (spend a child
+          // rolled up), never lower one: no later event resets what happened.
+          const ended = costOf(event);
+          for (const key of Object.keys(cost) as (keyof ThreadCost)[])
+            cost[key] = Math.max(cost[key], ended[key]);
           terminal = { type: event.type, seq: event.seq, payload: p };
         }
     }

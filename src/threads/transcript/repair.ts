@@ -5,6 +5,7 @@ import { messageOf } from '../../platform/index.js';
 import type { Clock } from '../ids/index.js';
 import type { VerifiedTranscript } from './chain.js';
 import type { StoredEvent } from './event.js';
+import { macKeyring } from './mac.js';
 import { TranscriptWriter } from './writer.js';
 
 /** What a transcript needs before it can be continued. */
@@ -54,7 +55,10 @@ export interface RepairOptions {
   readonly clock: Clock;
   /** The user key, to re-seal. */
   readonly signer: Signer;
-  /** The verification of the same bytes, under the tree lock. */
+  /**
+   * The verification of the same bytes under the tree lock, with the
+   * thread's MAC key: only events whose MAC verified are re-sealed.
+   */
   readonly verified: VerifiedTranscript;
 }
 
@@ -84,9 +88,20 @@ export function repairTranscript(options: RepairOptions): {
       },
     );
   }
+  if (verified.unverified > 0) {
+    throw new RyeError(
+      'TRANSCRIPT_INVALID',
+      `Cannot repair ${options.path}: ${verified.unverified} events after its last checkpoint were read without the thread's MAC key`,
+      { path: options.path },
+    );
+  }
   const plan = planRepair(verified);
   if (plan.tornTail !== null) truncateTo(options.path, plan.tornTail.offset);
-  const writer = TranscriptWriter.open({ ...options, head: verified.head });
+  const writer = TranscriptWriter.open({
+    ...options,
+    head: verified.head,
+    mac: macKeyring(options.signer),
+  });
   const appended: StoredEvent[] = [];
   if (plan.tornTail !== null) {
     appended.push(

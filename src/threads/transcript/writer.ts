@@ -1,9 +1,11 @@
+import type { KeyObject } from 'node:crypto';
 import { closeSync, constants, fdatasyncSync, openSync, writeSync } from 'node:fs';
 import { RyeError } from '../../errors/index.js';
 import { sha256Hex, type Signer } from '../../integrity/index.js';
 import { messageOf } from '../../platform/index.js';
 import { parseThreadId, type Clock } from '../ids/index.js';
 import { signCheckpoint } from './checkpoint.js';
+import { MAC_EXTRA_BYTES, macLine, type MacKeyring } from './mac.js';
 import { MAX_EVENT_BYTES, encodePayload, envelopeLine, payloadJson } from './encode.js';
 import { isEventType, type EventType, type PayloadOf, type StoredEvent } from './event.js';
 
@@ -24,10 +26,13 @@ export interface TranscriptWriterOptions {
    * otherwise the head of the verified (and repaired) existing file.
    */
   readonly head: TranscriptHead | null;
+  /** The user's per-thread MAC keys: every line carries its thread key's MAC. */
+  readonly mac: MacKeyring;
 }
 
 /**
- * Appends hash-chained events to one thread's transcript. Appends are
+ * Appends hash-chained events to one thread's transcript, each line
+ * MACed under the thread's key (no line rye did not write is believed). Appends are
  * synchronous `write`s of whole lines (a crash leaves at most a torn final
  * line, which repair drops); `checkpoint` signs the head and `fdatasync`s,
  * once per turn. One writer per transcript, under the tree lock. After a
@@ -40,6 +45,7 @@ export class TranscriptWriter {
   readonly #artifactsDir: string;
   readonly #thread: string;
   readonly #clock: Clock;
+  readonly #key: KeyObject;
   #head: TranscriptHead | null;
   #broken = false;
 
@@ -49,6 +55,7 @@ export class TranscriptWriter {
     this.#artifactsDir = options.artifactsDir;
     this.#thread = thread;
     this.#clock = options.clock;
+    this.#key = options.mac.keyFor(thread);
     this.#head = options.head;
   }
 
@@ -109,20 +116,23 @@ export class TranscriptWriter {
     const seq = this.#head === null ? 0 : this.#head.seq + 1;
     const prev = this.#head?.hash ?? null;
     const ts = new Date(this.#clock.now()).toISOString();
-    const lineOf = (json: string): string => envelopeLine(seq, ts, this.#thread, type, prev, json);
+    const bare = (json: string): string => envelopeLine(seq, ts, this.#thread, type, prev, json);
     // Fast path: the whole payload fits and holds nothing shaped like an artifact reference.
     const whole = payloadJson(payload);
-    let bytes = Buffer.from(`${lineOf(whole)}\n`, 'utf8');
-    if (bytes.length - 1 > MAX_EVENT_BYTES || whole.includes('"$artifact"')) {
-      const spilled = encodePayload(payload, this.#artifactsDir, (json) =>
-        Buffer.byteLength(lineOf(json), 'utf8'),
+    let unmaced = Buffer.from(bare(whole), 'utf8');
+    if (unmaced.length + MAC_EXTRA_BYTES > MAX_EVENT_BYTES || whole.includes('"$artifact"')) {
+      const spilled = encodePayload(
+        payload,
+        this.#artifactsDir,
+        (json) => Buffer.byteLength(bare(json), 'utf8') + MAC_EXTRA_BYTES,
       );
-      bytes = Buffer.from(`${lineOf(spilled)}\n`, 'utf8');
+      unmaced = Buffer.from(bare(spilled), 'utf8');
     }
+    const bytes = macLine(this.#key, unmaced);
     this.#write(bytes);
     this.#head = { seq, hash: sha256Hex(bytes.subarray(0, bytes.length - 1)) };
     return {
-      v: 1,
+      v: 2,
       seq,
       ts,
       thread: this.#thread,

@@ -121,6 +121,7 @@ export async function spawnChild(parent: ThreadRun, request: SpawnRequest): Prom
       thread: threadId,
       clock: tree.clock,
       head: null,
+      mac: tree.mac,
     });
     const { onProgress } = parent.input;
     child = startNode({

@@ -6,6 +6,7 @@ import type { Clock, RandomSource } from '../ids/index.js';
 import type { ThreadResult } from '../loop/thread-result.js';
 import type { ThreadRun } from '../loop/thread-run.js';
 import type { RegistryDb } from '../store/index.js';
+import { macKeyring, type MacKeyring } from '../transcript/index.js';
 
 /** One thread of an in-process tree. */
 export interface TreeNode {
@@ -40,6 +41,8 @@ export class ThreadTree {
   /** Where child thread ids and token ids draw their random bits. */
   readonly random: RandomSource;
   readonly trust: TokenTrust;
+  /** The user's per-thread transcript MAC keys. */
+  readonly mac: MacKeyring;
   readonly #nodes = new Map<string, TreeNode>();
 
   constructor(options: {
@@ -54,6 +57,7 @@ export class ThreadTree {
     this.registry = options.registry;
     this.budget = options.budget;
     this.signer = options.signer;
+    this.mac = macKeyring(options.signer);
     this.clock = options.clock;
     this.random = options.random;
     const userPublicKey = publicPemOf(options.signer.privateKey);

@@ -150,6 +150,7 @@ export async function verifiedEvents(
   const verified = verifyTranscript(splitLines(bytes), {
     thread: threadId,
     trust,
+    mac: null,
     requireSealed: true,
   });
   return verified.events.map((e) => ({

@@ -13,6 +13,7 @@ import {
 } from '../../../src/threads/store/index.js';
 import {
   TranscriptWriter,
+  macKeyring,
   readTranscriptBytes,
   rebuildThread,
   repairTranscript,
@@ -27,6 +28,7 @@ import { record, tempProject, threadId } from './store-fixtures.js';
 
 const user = makeSigner('user');
 const stranger = makeSigner('stranger');
+const userMac = macKeyring(user.signer);
 const clock = fixedClock(1_767_225_600_000, 1);
 
 /** A finished-turn thread on disk: signed record, 2 sealed turns, one spilled result. */
@@ -46,6 +48,7 @@ async function thread(): Promise<{
     thread: id,
     clock,
     head: null,
+    mac: userMac,
   });
   w.append('thread_created', {
     directive: { id: 'd', content_sha256: 'ab'.repeat(32), coverage: 'full' },
@@ -98,6 +101,7 @@ async function load(project: string, id: string): Promise<RebuiltThread> {
     const verified = verifyTranscript(splitLines(readTranscriptBytes(paths.transcript)), {
       thread: id,
       trust: user.trust,
+      mac: userMac,
     });
     const events = resolveArtifacts(verified.events, paths.artifacts);
     const repaired = repairTranscript({
@@ -156,6 +160,7 @@ describe('attacks on a thread at rest', () => {
     const verified = verifyTranscript(splitLines(readTranscriptBytes(t.paths.transcript)), {
       thread: t.id,
       trust: user.trust,
+      mac: userMac,
     });
     const w = TranscriptWriter.open({
       path: t.paths.transcript,
@@ -163,12 +168,15 @@ describe('attacks on a thread at rest', () => {
       thread: t.id,
       clock,
       head: verified.head,
+      mac: macKeyring(stranger.signer),
     });
     w.append('cognition_in', { content: 'injected' });
     w.checkpoint(stranger.signer);
     w.close();
     const error = await expectRyeErrorAsync(() => load(t.project, t.id), 'TRANSCRIPT_TAMPERED');
-    expect(error.message).toContain('not trusted');
+    // The first line rye did not write is the injected event: its MAC is the stranger's.
+    expect(error.details['seq']).toBe(verified.events.length);
+    expect(error.message).toContain('MAC does not verify');
   });
 
   it('an edited thread.json is refused before the transcript is read', async () => {

@@ -11,7 +11,14 @@ import {
   verifyTranscriptAsync,
 } from '../../../src/threads/transcript/index.js';
 import { expectRyeError, expectRyeErrorAsync } from '../support.js';
-import { newTranscript, stranger, user, verifyFile, writeTurn } from './transcript-fixtures.js';
+import {
+  newTranscript,
+  stranger,
+  user,
+  userMac,
+  verifyFile,
+  writeTurn,
+} from './transcript-fixtures.js';
 
 /** A sealed transcript of 2 turns: seq 0 created, 1–5 turn 1, 6 checkpoint, 7–11 turn 2, 12 checkpoint. */
 function sealedTranscript(): ReturnType<typeof newTranscript> {
@@ -163,6 +170,7 @@ describe('verifyTranscript()', () => {
         verifyTranscript(splitLines(readFileSync(t.path)), {
           thread: 'other-0000000000000000000000000a',
           trust: user.trust,
+          mac: userMac,
         }),
       'TRANSCRIPT_TAMPERED',
     );
@@ -195,6 +203,7 @@ describe('verifyTranscript()', () => {
     const t = sealedTranscript();
     const verified = verifyFile(t.path, t.thread, true);
     const writer = TranscriptWriter.open({
+      mac: userMac,
       path: t.path,
       artifactsDir: t.artifacts,
       thread: t.thread,
@@ -210,10 +219,10 @@ describe('verifyTranscript()', () => {
   it('verifyTranscriptAsync() reaches the same verdicts, reporting the earliest problem first', async () => {
     const t = sealedTranscript();
     const split = (): ReturnType<typeof splitLines> => splitLines(readFileSync(t.path));
-    const sync = verifyTranscript(split(), { thread: t.thread, trust: user.trust });
-    expect(await verifyTranscriptAsync(split(), { thread: t.thread, trust: user.trust })).toEqual(
-      sync,
-    );
+    const sync = verifyTranscript(split(), { thread: t.thread, trust: user.trust, mac: userMac });
+    expect(
+      await verifyTranscriptAsync(split(), { thread: t.thread, trust: user.trust, mac: userMac }),
+    ).toEqual(sync);
 
     // A bad signature at seq 6 and a broken line at seq 11: seq 6 is reported.
     rewrite(t.path, (ls) =>
@@ -226,8 +235,8 @@ describe('verifyTranscript()', () => {
       }),
     );
     for (const verify of [
-      async () => verifyTranscript(split(), { thread: t.thread, trust: user.trust }),
-      () => verifyTranscriptAsync(split(), { thread: t.thread, trust: user.trust }),
+      async () => verifyTranscript(split(), { thread: t.thread, trust: user.trust, mac: userMac }),
+      () => verifyTranscriptAsync(split(), { thread: t.thread, trust: user.trust, mac: userMac }),
     ]) {
       const error = await expectRyeErrorAsync(verify, 'TRANSCRIPT_TAMPERED');
       expect(error.details['seq']).toBe(6);
@@ -242,7 +251,12 @@ describe('checkpoint modes: the last signature (resume) or every signature (audi
     thread: string,
     checkpoints: (typeof modes)[number],
   ): ReturnType<typeof verifyTranscript> =>
-    verifyTranscript(splitLines(readFileSync(path)), { thread, trust: user.trust, checkpoints });
+    verifyTranscript(splitLines(readFileSync(path)), {
+      thread,
+      trust: user.trust,
+      mac: userMac,
+      checkpoints,
+    });
 
   /** Turn 1 sealed at seq 6; turn 2, then a checkpoint at seq 12 whose signature is flipped; turn 3 sealed at 18 by the key holder. */
   function badSealCovered(): ReturnType<typeof newTranscript> {
@@ -260,6 +274,7 @@ describe('checkpoint modes: the last signature (resume) or every signature (audi
     appendFileSync(t.path, `${line}\n`);
     // A writer holding the key goes on from there and seals over it.
     const writer = TranscriptWriter.open({
+      mac: userMac,
       path: t.path,
       artifactsDir: t.artifacts,
       thread: t.thread,
@@ -280,7 +295,12 @@ describe('checkpoint modes: the last signature (resume) or every signature (audi
     expect(verifyFile(t.path, t.thread)).toEqual(last);
     for (const checkpoints of modes)
       expect(
-        await verifyTranscriptAsync(split(), { thread: t.thread, trust: user.trust, checkpoints }),
+        await verifyTranscriptAsync(split(), {
+          thread: t.thread,
+          trust: user.trust,
+          mac: userMac,
+          checkpoints,
+        }),
       ).toEqual(last);
   });
 
@@ -293,12 +313,17 @@ describe('checkpoint modes: the last signature (resume) or every signature (audi
     expect(audit.details['seq']).toBe(12);
     expect(audit.message).toContain('bad checkpoint');
     expect(
-      (await verifyTranscriptAsync(split(), { thread: t.thread, trust: user.trust }))
+      (await verifyTranscriptAsync(split(), { thread: t.thread, trust: user.trust, mac: userMac }))
         .lastCheckpointSeq,
     ).toBe(18);
     const asyncAudit = await expectRyeErrorAsync(
       () =>
-        verifyTranscriptAsync(split(), { thread: t.thread, trust: user.trust, checkpoints: 'all' }),
+        verifyTranscriptAsync(split(), {
+          thread: t.thread,
+          trust: user.trust,
+          mac: userMac,
+          checkpoints: 'all',
+        }),
       'TRANSCRIPT_TAMPERED',
     );
     expect(asyncAudit.details['seq']).toBe(12);
@@ -308,6 +333,7 @@ describe('checkpoint modes: the last signature (resume) or every signature (audi
         verifyTranscript(split(), {
           thread: t.thread,
           trust: user.trust,
+          mac: userMac,
           checkpoints: 'some' as 'all',
         }),
       'TRANSCRIPT_TAMPERED',
@@ -337,7 +363,13 @@ describe('checkpoint modes: the last signature (resume) or every signature (audi
       );
       expect(error.details['seq']).toBe(12);
       const viaPool = await expectRyeErrorAsync(
-        () => verifyTranscriptAsync(split(), { thread: t.thread, trust: user.trust, checkpoints }),
+        () =>
+          verifyTranscriptAsync(split(), {
+            thread: t.thread,
+            trust: user.trust,
+            mac: userMac,
+            checkpoints,
+          }),
         'TRANSCRIPT_TAMPERED',
       );
       expect(viaPool.details['seq']).toBe(12);

@@ -5,6 +5,7 @@ import { afterEach } from 'vitest';
 import { fixedClock, newThreadId } from '../../../src/threads/ids/index.js';
 import {
   TranscriptWriter,
+  macKeyring,
   splitLines,
   verifyTranscript,
   type VerifiedTranscript,
@@ -18,6 +19,8 @@ afterEach(() => {
 
 export const user = makeSigner('user');
 export const stranger = makeSigner('stranger');
+/** The user's transcript MAC keys. */
+export const userMac = macKeyring(user.signer);
 
 /** A thread folder with a fresh transcript that holds `thread_created`. */
 export function newTranscript(leaf = 'implement_feature'): {
@@ -41,6 +44,7 @@ export function newTranscript(leaf = 'implement_feature'): {
     thread,
     clock,
     head: null,
+    mac: userMac,
   });
   writer.append('thread_created', {
     directive: { id: `apps/${leaf}`, content_sha256: 'ab'.repeat(32), coverage: 'full' },
@@ -67,6 +71,7 @@ export function verifyFile(
   return verifyTranscript(splitLines(readFileSync(path)), {
     thread,
     trust: user.trust,
+    mac: userMac,
     requireSealed,
   });
 }

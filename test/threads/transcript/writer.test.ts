@@ -9,7 +9,7 @@ import {
   splitLines,
 } from '../../../src/threads/transcript/index.js';
 import { expectRyeError } from '../support.js';
-import { newTranscript, user, verifyFile } from './transcript-fixtures.js';
+import { newTranscript, user, userMac, verifyFile } from './transcript-fixtures.js';
 
 describe('TranscriptWriter', () => {
   it('writes one line per event, each chained to the exact bytes of the line before', () => {
@@ -39,6 +39,7 @@ describe('TranscriptWriter', () => {
       'type',
       'prev',
       'payload',
+      'mac',
     ]);
   });
 
@@ -153,7 +154,13 @@ describe('TranscriptWriter', () => {
   it('never creates over an existing transcript, nor appends through a symbolic link', () => {
     const t = newTranscript();
     t.writer.close();
-    const options = { path: t.path, artifactsDir: t.artifacts, thread: t.thread, clock: t.clock };
+    const options = {
+      path: t.path,
+      artifactsDir: t.artifacts,
+      thread: t.thread,
+      clock: t.clock,
+      mac: userMac,
+    };
     expectRyeError(() => TranscriptWriter.open({ ...options, head: null }), 'FILE_WRITE_FAILED');
     const outside = join(t.dir, 'outside.txt');
     writeFileSync(outside, 'untouched\n');
@@ -178,6 +185,7 @@ describe('TranscriptWriter', () => {
           thread: '../x',
           clock: t.clock,
           head: null,
+          mac: userMac,
         }),
       'THREAD_ID_INVALID',
     );
