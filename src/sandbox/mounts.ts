@@ -86,12 +86,15 @@ export function projectMounts(
     const at = checked(root, rel, 'read');
     if (at !== null) mounts.push(maskOf(at));
   }
-  const visible = mounts.filter((m) => m.kind === 'ro' || m.kind === 'rw').map((m) => m.target);
-  const writableTargets = mounts.filter((m) => m.kind === 'rw').map((m) => m.target);
-  const writable = (path: string): boolean =>
-    writableTargets.some((v) => path === v || path.startsWith(v + sep));
-  const shown = (path: string): boolean =>
-    visible.some((v) => path === v || path.startsWith(v + sep));
+  // The mount a path ends up under: the last one over it (a later mount hides
+  // what an earlier one showed beneath it, as bwrap applies them in order).
+  const coverOf = (path: string): SandboxMount | undefined =>
+    mounts.findLast((m) => path === m.target || path.startsWith(m.target + sep));
+  const writable = (path: string): boolean => coverOf(path)?.kind === 'rw';
+  const shown = (path: string): boolean => {
+    const kind = coverOf(path)?.kind;
+    return kind === 'ro' || kind === 'rw';
+  };
   const never = [
     ...NEVER_VISIBLE.map((r) => join(root, r)),
     ...(userAiIsProjectAi ? userOnlyEntries(aiDir) : [hidden.userAi]),

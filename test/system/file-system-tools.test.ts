@@ -425,6 +425,47 @@ describe('the file-system tools through rye execute (signed system build)', () =
       expect(ERROR_CODES).toHaveProperty(code);
   });
 
+  it('sees nothing under .ai/ but .ai/plans: items only through load and search, never a transcript or key', async () => {
+    const p = await makeExecProject();
+    mkdirSync(join(p.project, '.ai/knowledge/private'), { recursive: true });
+    writeFileSync(join(p.project, '.ai/knowledge/private/notes.md'), 'ungranted knowledge');
+    mkdirSync(join(p.project, '.ai/threads/t-1'), { recursive: true });
+    writeFileSync(join(p.project, '.ai/threads/t-1/transcript.jsonl'), '{"secret":1}\n');
+    mkdirSync(join(p.project, '.ai/plans'), { recursive: true });
+    writeFileSync(join(p.project, '.ai/plans/plan.md'), '# plan');
+    const run = (tool: string, params: Record<string, unknown>) =>
+      rye(
+        [
+          'execute',
+          'tool',
+          tool,
+          '--params',
+          JSON.stringify(params),
+          '--project',
+          p.project,
+          '--json',
+        ],
+        { env: p.env },
+      );
+    for (const path of [
+      '.ai/knowledge/private/notes.md',
+      '.ai/threads/t-1/transcript.jsonl',
+      '.ai/trusted_keys',
+    ]) {
+      const res = await run('rye/file-system/fs_read', { path });
+      expect(res.code, path).toBe(1);
+      expect(res.stdout).not.toContain('ungranted knowledge');
+      expect(res.stdout).not.toContain('secret');
+    }
+    const plan = await run('rye/file-system/fs_read', { path: '.ai/plans/plan.md' });
+    expect(plan.json<{ data: { content: string } }>().data.content).toBe('# plan');
+    const listed = await run('rye/file-system/fs_list', { path: '.ai', recursive: true });
+    const text = JSON.stringify(listed.json<{ data: unknown }>().data);
+    expect(text).toContain('plan.md');
+    for (const hidden of ['knowledge', 'threads', 'transcript', 'tools'])
+      expect(text, hidden).not.toContain(hidden);
+  });
+
   it('takes files: [...] through the config_schema; refuses both forms, unknown keys and 65 files before the tool runs', async () => {
     const p = await makeExecProject();
     const run = async (params: Record<string, unknown>) => {
