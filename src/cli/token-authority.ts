@@ -14,10 +14,13 @@ import type { CommandContext } from './context.js';
 /**
  * The authority of a `RYE_CAP_TOKEN`. A root-only ceiling token (`rye cap
  * mint`, naming no thread) is checked against the user key and the revocation
- * list; a thread's token (a tool launched by a thread) against the user key,
- * this project's audience and the thread registry, which must vouch for its
- * jti as the current token of a running thread (THREADS.md §4). Which check
- * applies is read from the token itself; both verify every block.
+ * list; a thread's token against the user key, this project's audience and
+ * the thread registry, which must vouch for its jti as the current token of a
+ * running thread (THREADS.md §4). Which check applies is read from the token
+ * itself; both verify every block and the seal, so the presenter is proven to
+ * hold the key of the last block's holder: a thread's token is accepted only
+ * as that thread presents it (its holder key never leaves its process), and a
+ * bare chain or a prefix of one is refused.
  */
 export function tokenAuthority(ctx: CommandContext, raw: string): Authority {
   const token = raw.trim();

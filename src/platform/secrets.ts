@@ -11,8 +11,11 @@ export const REDACTED_TOKEN = 'rye-cap-v1.[redacted]';
 /** What any other redacted secret reads as. */
 export const REDACTED_SECRET = '[redacted]';
 
-/** A capability token. Its alphabet holds no character JSON escapes. */
-export const TOKEN_PATTERN = /rye-cap-v1\.[A-Za-z0-9_-]+/g;
+/**
+ * A capability token, its seal (`.` + base64url) included. Its alphabet holds
+ * no character JSON escapes.
+ */
+export const TOKEN_PATTERN = /rye-cap-v1\.[A-Za-z0-9_-]+(?:\.[A-Za-z0-9_-]+)?/g;
 /** Anthropic and OpenAI key shapes (`sk-ant-…`, `sk-proj-…`, `sk-…`). */
 const KEY_PATTERN = /\bsk-(?:ant-|proj-)?[A-Za-z0-9_-]{20,}/g;
 

@@ -39,9 +39,11 @@ describe('rye cap mint', () => {
     const { path, jti } = await mint(p);
     expect(statSync(path).mode & 0o777).toBe(0o600);
     const token = readFileSync(path, 'utf8').trim();
-    expect(token).toMatch(/^rye-cap-v1\.[A-Za-z0-9_-]+$/);
+    // A chain and its seal, made at mint by a holder key that was then dropped.
+    expect(token).toMatch(/^rye-cap-v1\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]{86}$/);
     const verified = verifyCeilingToken(token, p.spaces);
-    expect(verified).toMatchObject({ thread: null, jti, holderPk: null });
+    expect(verified).toMatchObject({ thread: null, jti, blocks: 1 });
+    expect(verified.holderPk).toMatch(/^[A-Za-z0-9_-]{59}$/);
     expect(verified.exp - verified.nbf).toBe(3600);
 
     const env = { RYE_CAP_TOKEN: token };
@@ -155,13 +157,13 @@ describe('a ceiling token refused', () => {
       details: { reason: 'expired' },
     });
     // Another key's signature over the same body: flip one signature character.
-    const body = live.slice('rye-cap-v1.'.length);
-    const decoded = JSON.parse(Buffer.from(body, 'base64url').toString('utf8')) as {
+    const [body, seal] = live.slice('rye-cap-v1.'.length).split('.');
+    const decoded = JSON.parse(Buffer.from(body ?? '', 'base64url').toString('utf8')) as {
       blocks: { sig: string }[];
     };
     const sig = decoded.blocks[0]?.sig ?? '';
     (decoded.blocks[0] as { sig: string }).sig = (sig[0] === 'A' ? 'B' : 'A') + sig.slice(1);
-    const forged = `rye-cap-v1.${Buffer.from(JSON.stringify(decoded)).toString('base64url')}`;
+    const forged = `rye-cap-v1.${Buffer.from(JSON.stringify(decoded)).toString('base64url')}.${seal}`;
     writeFileSync(fresh, forged);
     const bad = await run(p, ['load', 'knowledge', 'notes/alpha', '--json'], {
       RYE_CAP_TOKEN: forged,

@@ -14,7 +14,18 @@ import { COMMANDS, VERSION } from '../../src/cli/main.js';
 import { commandLeaves } from '../helpers/command-leaves.js';
 import { runProgram } from '../../src/cli/program.js';
 import { COMMANDS_UNDER_TOKEN, holderReaches } from '../../src/cli/token-gate.js';
-import { RegistryDb } from '../../src/threads/store/index.js';
+import { readSigner } from '../../src/integrity/index.js';
+import { keyDir } from '../../src/items/index.js';
+import {
+  appendTokenBlock,
+  localTokenTrust,
+  mintToken,
+  newHolderKey,
+  parseCapability,
+  sealToken,
+  type HolderKey,
+} from '../../src/threads/capabilities/index.js';
+import { RegistryDb, registryDbPath } from '../../src/threads/store/index.js';
 import { EXECUTE, markerRan, threadProject, type ThreadProject } from '../threads/loop/fixtures.js';
 
 const CAPS = 'rye.execute.directive.demo/summarise,rye.execute.tool.t/echo,rye.load.knowledge.*';
@@ -155,6 +166,102 @@ describe('under a RYE_CAP_TOKEN', () => {
       '10m',
     ]);
     expect(narrower.code, narrower.stdout).toBe(0);
+  });
+});
+
+/**
+ * A running root R (may run every t/ tool) and its running child C (may only
+ * load knowledge), as the registry of a live tree records them, and C's
+ * token: R's chain plus C's block, sealed by C's key for this project. What
+ * a process that got hold of C's presentation holds; R's key never left R.
+ */
+async function liveChildToken(): Promise<{
+  presented: string;
+  rootChain: string;
+  childKey: HolderKey;
+}> {
+  const signer = await readSigner(keyDir(p.spaces));
+  const { audience } = localTokenTrust(p.spaces);
+  const [root, child] = [
+    'summarise-01arz3ndektsv4rrffq69g5r00',
+    'summarise-01arz3ndektsv4rrffq69g5c00',
+  ];
+  const [rootKey, childKey] = [newHolderKey(), newHolderKey()];
+  const [rootJti, childJti] = ['1'.repeat(32), '2'.repeat(32)];
+  const nbf = Math.floor(Date.now() / 1000) - 5;
+  const rootChain = mintToken({
+    signer,
+    tree: root,
+    thread: root,
+    aud: audience,
+    caps: [parseCapability('rye.execute.tool.t/*'), parseCapability('rye.load.knowledge.*')],
+    nbf,
+    jti: rootJti,
+    holderPublicKey: rootKey.publicKey,
+  });
+  const childChain = appendTokenBlock(rootChain, {
+    holder: rootKey,
+    thread: child,
+    caps: [parseCapability('rye.load.knowledge.*')],
+    nbf,
+    jti: childJti,
+    holderPublicKey: childKey.publicKey,
+  });
+  const db = RegistryDb.open(registryDbPath(p.project));
+  try {
+    db.insertThread({
+      threadId: root,
+      treeId: root,
+      parentId: null,
+      directiveId: 'demo/summarise',
+      status: 'running',
+    });
+    db.insertThread({
+      threadId: child,
+      treeId: root,
+      parentId: root,
+      directiveId: 'demo/summarise',
+      status: 'running',
+    });
+    db.setJti(root, rootJti);
+    db.setJti(child, childJti);
+  } finally {
+    db.close();
+  }
+  return { presented: sealToken(childChain, childKey, audience), rootChain, childKey };
+}
+
+describe('a thread’s token at the CLI', () => {
+  const evil = ['execute', 'tool', 't/evil', '--params', '{}', '--json'];
+
+  it('is accepted only as its holder sealed it; its bare chain and its parent’s prefix are refused and nothing runs', async () => {
+    const { presented, rootChain, childKey } = await liveChildToken();
+    // The presentation holds C to C's caps.
+    const own = await p.run(['load', 'knowledge', 'notes/style', '--json'], {
+      RYE_CAP_TOKEN: presented,
+    });
+    expect(own.code, own.stdout).toBe(0);
+    const denied = await p.run(evil, { RYE_CAP_TOKEN: presented });
+    expect(errorOf(denied).code).toBe('CAPABILITY_DENIED');
+    // Cut back to R's chain (R runs, and may run t/evil): without R's key it is never R's.
+    const seal = presented.split('.')[2] ?? '';
+    const attempts: [string, string][] = [
+      [presented.split('.').slice(0, 2).join('.'), 'unsealed'],
+      [rootChain, 'unsealed'],
+      [`${rootChain}.${seal}`, 'bad_seal'],
+    ];
+    for (const [token, why] of attempts) {
+      const res = await p.run(evil, { RYE_CAP_TOKEN: token });
+      expect(res.code, why).toBe(3);
+      const error = res.json<{ error: { code: string; details: { reason: string } } }>().error;
+      expect(error.code).toBe('CAPABILITY_TOKEN_INVALID');
+      expect(error.details.reason).toBe(why);
+    }
+    // Nor can C's own key present R's chain.
+    expect(() => sealToken(rootChain, childKey, localTokenTrust(p.spaces).audience)).toThrow(
+      /last block holder/,
+    );
+    expect(markerRan(p)).toBe(false);
   });
 });
 

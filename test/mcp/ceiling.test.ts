@@ -41,15 +41,18 @@ const options = (p: McpProject) => ({ spaces: p.spaces, env: p.env });
 /** The token with block 0's caps widened to every tool, its signature left as it was. */
 const widened = (token: string): string => {
   const doc = JSON.parse(
-    Buffer.from(token.slice('rye-cap-v1.'.length), 'base64url').toString(),
+    Buffer.from(token.slice('rye-cap-v1.'.length).split('.')[0]!, 'base64url').toString(),
   ) as {
     blocks: { body: { caps: string[] } }[];
   };
   doc.blocks[0]!.body.caps = ['rye.execute.tool.*'];
-  return `rye-cap-v1.${Buffer.from(JSON.stringify(doc)).toString('base64url')}`;
+  // The seal kept: the chain's own signature is what refuses it.
+  const seal = token.split('.')[2]!;
+  return `rye-cap-v1.${Buffer.from(JSON.stringify(doc)).toString('base64url')}.${seal}`;
 };
 const jtiOf = (token: string): string => {
-  const json = JSON.parse(Buffer.from(token.slice('rye-cap-v1.'.length), 'base64url').toString());
+  const chain = token.slice('rye-cap-v1.'.length).split('.')[0]!;
+  const json = JSON.parse(Buffer.from(chain, 'base64url').toString());
   return (json as { blocks: { body: { jti: string } }[] }).blocks[0]!.body.jti;
 };
 

@@ -4,7 +4,13 @@ import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterEach } from 'vitest';
-import { audienceOf, mintToken, parseCapability } from '../../src/threads/capabilities/index.js';
+import {
+  audienceOf,
+  mintToken,
+  newHolderKey,
+  parseCapability,
+  sealToken,
+} from '../../src/threads/capabilities/index.js';
 import { newThreadId } from '../../src/threads/ids/index.js';
 import { RYE_BIN } from '../helpers/cli.js';
 import { makeCatalogProject, type CatalogProject } from '../helpers/catalog.js';
@@ -123,7 +129,7 @@ export async function makeMcpProject(): Promise<McpProject> {
   return { ...p, markers };
 }
 
-/** A root-only ceiling token for this project, signed by its user key. */
+/** A root-only ceiling token for this project, signed by its user key and sealed as `rye cap mint` seals. */
 export function ceilingToken(
   p: CatalogProject,
   caps: readonly string[],
@@ -131,17 +137,20 @@ export function ceilingToken(
 ): string {
   const now = Math.floor(Date.now() / 1000);
   const tree = newThreadId('mcp_ceiling');
-  return mintToken({
+  const aud = audienceOf(realpathSync(p.project), p.signer.fingerprint);
+  const holder = newHolderKey();
+  const chain = mintToken({
     signer: p.signer,
     tree,
     thread: options.thread === undefined ? null : (options.thread ?? null),
-    aud: audienceOf(realpathSync(p.project), p.signer.fingerprint),
+    aud,
     caps: caps.map(parseCapability),
     nbf: options.nbf ?? now - 10,
     ...(options.exp === undefined ? {} : { exp: options.exp }),
     ...(options.jti === undefined ? {} : { jti: options.jti }),
-    holderPublicKey: null,
+    holderPublicKey: holder.publicKey,
   });
+  return sealToken(chain, holder, aud);
 }
 
 /** Write `text` to a file under the project's temp root; returns its path. */

@@ -6,8 +6,10 @@ import { keyDir, type Spaces } from '../../items/index.js';
 import { newThreadId } from '../ids/index.js';
 import { audienceOf } from './audience.js';
 import type { CapSet } from './cap-set.js';
+import { newHolderKey } from './holder-key.js';
 import { readRevocationList } from './revocations.js';
 import { decodeToken } from './token-codec.js';
+import { sealToken } from './token-seal.js';
 import { mintToken, newJti } from './token.js';
 import { verifyToken, type VerifiedToken } from './token-verify.js';
 
@@ -43,9 +45,11 @@ export interface MintedCeiling {
 }
 
 /**
- * Mint a root-only ceiling token (`thread: null`, no holder key, so nobody can
- * extend it) for this project and user, signed by the user key (THREADS.md §4,
- * §13): usable as `rye mcp serve --ceiling <file>` and as `RYE_CAP_TOKEN`.
+ * Mint a root-only ceiling token (`thread: null`) for this project and user,
+ * signed by the user key (THREADS.md §4, §13), and seal it for this project's
+ * audience with a fresh holder key that is then dropped: nobody can extend
+ * the token or address it anywhere else. Usable as `rye mcp serve --ceiling
+ * <file>` and as `RYE_CAP_TOKEN`, in this project only.
  */
 export function mintCeilingToken(options: {
   readonly spaces: Spaces;
@@ -58,18 +62,21 @@ export function mintCeilingToken(options: {
   const nbf = options.now ?? Math.floor(Date.now() / 1000);
   const exp = nbf + options.ttlSeconds;
   const jti = newJti();
-  const token = mintToken({
+  const aud = audienceOf(realpathSync(options.spaces.project), options.signer.fingerprint);
+  // The holder key lives only for the seal: the ceiling is presented as minted.
+  const holder = newHolderKey();
+  const chain = mintToken({
     signer: options.signer,
     tree: newThreadId('ceiling'),
     thread: null,
-    aud: audienceOf(realpathSync(options.spaces.project), options.signer.fingerprint),
+    aud,
     caps: options.caps,
     nbf,
     exp,
     jti,
-    holderPublicKey: null,
+    holderPublicKey: holder.publicKey,
   });
-  return { token, jti, nbf, exp };
+  return { token: sealToken(chain, holder, aud), jti, nbf, exp };
 }
 
 /**

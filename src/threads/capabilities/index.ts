@@ -38,7 +38,8 @@ export { MAX_TOKEN_BLOCKS, MAX_TOKEN_LENGTH, TOKEN_PREFIX } from './token-codec.
 export type { TokenRefusal } from './token-error.js';
 export { TOKEN_CLOCK_SKEW_S, clearVerifiedPrefixes, verifyToken } from './token-verify.js';
 export { verifyPresented } from './token-presented.js';
-export { decodeToken } from './token-codec.js';
+export { decodeToken, splitToken } from './token-codec.js';
+export { SEAL_CONTEXT, sealMessage, sealToken } from './token-seal.js';
 export type { JtiHolder, TokenTrust } from './token-presented.js';
 export type { JtiState, VerifiedToken, VerifyTokenOptions } from './token-verify.js';
 export {

@@ -5,8 +5,11 @@ import { tokenInvalid } from './token-error.js';
 
 /** Every token starts with this. */
 export const TOKEN_PREFIX = 'rye-cap-v1.';
-/** Longest token accepted, in characters (a token is ASCII). */
+/** Longest token accepted, in characters (a token is ASCII), its seal included. */
 export const MAX_TOKEN_LENGTH = 64 * 1024;
+/** A seal: a 64-byte Ed25519 signature, unpadded base64url (86 characters). */
+export const SEAL_LENGTH = 86;
+const SEAL_RE = /^[A-Za-z0-9_-]{86}$/;
 /** Most blocks a token may have: the root block and 15 attenuations. */
 export const MAX_TOKEN_BLOCKS = 16;
 
@@ -42,7 +45,10 @@ export function blockNode(block: TokenBlock): JsonNode {
   return { type: 'object', entries };
 }
 
-/** `rye-cap-v1.` + unpadded base64url of the canonical JSON `{"blocks":[…]}`. Pure. */
+/**
+ * A bare chain: `rye-cap-v1.` + unpadded base64url of the canonical JSON
+ * `{"blocks":[…]}`. It is presented only sealed (`sealToken`). Pure.
+ */
 export function encodeToken(blocks: readonly TokenBlock[]): string {
   const root: JsonNode = {
     type: 'object',
@@ -52,21 +58,39 @@ export function encodeToken(blocks: readonly TokenBlock[]): string {
 }
 
 /**
- * Decode a token's structure, checking nothing cryptographic: size first
- * (before any decoding), prefix, one canonical encoding only (base64url
- * without padding or stray bits, canonical JSON), at most 16 blocks, each with
- * exactly `body`, `sig` and, on block 0 only, `fp`. Pure; untrusted input.
+ * Split a token into its chain (`rye-cap-v1.` + payload) and its seal, if it
+ * has one: size first (before anything else), the prefix, at most one `.`
+ * after it, and the seal in its one canonical form (86 base64url characters
+ * of 64 bytes, no stray bits). Pure; untrusted input.
  *
- * @throws RyeError CAPABILITY_TOKEN_INVALID (reason `too_large`,
- *   `too_many_blocks` or `malformed`)
+ * @throws RyeError CAPABILITY_TOKEN_INVALID (reason `too_large` or `malformed`)
  */
-export function decodeToken(token: string): DecodedBlock[] {
+export function splitToken(token: string): { chain: string; seal: string | undefined } {
   if (typeof token !== 'string') throw tokenInvalid('malformed', 'it is not a string');
   if (token.length > MAX_TOKEN_LENGTH)
     throw tokenInvalid('too_large', `it is longer than ${MAX_TOKEN_LENGTH} characters`);
   if (!token.startsWith(TOKEN_PREFIX))
     throw tokenInvalid('malformed', `it does not start with "${TOKEN_PREFIX}"`);
-  const payload = token.slice(TOKEN_PREFIX.length);
+  const dot = token.indexOf('.', TOKEN_PREFIX.length);
+  if (dot === -1) return { chain: token, seal: undefined };
+  const seal = token.slice(dot + 1);
+  if (!SEAL_RE.test(seal) || Buffer.from(seal, 'base64url').toString('base64url') !== seal)
+    throw tokenInvalid('malformed', 'its seal is not 86 characters of canonical base64url');
+  return { chain: token.slice(0, dot), seal };
+}
+
+/**
+ * Decode the chain of a token, sealed or bare, checking nothing
+ * cryptographic: size first (before any decoding), prefix, one canonical
+ * encoding only (base64url without padding or stray bits, canonical JSON), at
+ * most 16 blocks, each with exactly `body`, `sig` and, on block 0 only, `fp`.
+ * Pure; untrusted input.
+ *
+ * @throws RyeError CAPABILITY_TOKEN_INVALID (reason `too_large`,
+ *   `too_many_blocks` or `malformed`)
+ */
+export function decodeToken(token: string): DecodedBlock[] {
+  const payload = splitToken(token).chain.slice(TOKEN_PREFIX.length);
   if (!/^[A-Za-z0-9_-]+$/.test(payload))
     throw tokenInvalid('malformed', 'its payload is not unpadded base64url');
   const bytes = Buffer.from(payload, 'base64url');

@@ -21,6 +21,8 @@ export type TokenRefusal =
   | 'not_yet_valid'
   | 'expired'
   | 'wrong_audience'
+  | 'unsealed'
+  | 'bad_seal'
   | 'jti_unknown'
   | 'jti_finished'
   | 'jti_mismatch';

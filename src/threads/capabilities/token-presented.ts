@@ -14,12 +14,13 @@ export interface TokenTrust {
 }
 
 /**
- * Verify a token a thread (or a tool it launched) presents (THREADS.md §4):
- * the whole chain against the local user's key and this project's audience,
- * then the registry: the jti must be the current one of a running thread,
- * and that thread must be the one the token names (and `expectedThread`,
- * when the presenter is known). A finished, cancelled or rotated thread's
- * token, or another thread's, is refused.
+ * Verify a token a thread presents (THREADS.md §4): the whole chain against
+ * the local user's key and this project's audience, sealed by the holder key
+ * of its last block (so the presenter is that block's thread, and no prefix
+ * passes), then the registry: the jti must be the current one of a running
+ * thread, and that thread must be the one the token names (and
+ * `expectedThread`, when the presenter is known). A finished, cancelled or
+ * rotated thread's token, or another thread's, is refused.
  *
  * @throws RyeError CAPABILITY_TOKEN_INVALID
  */

@@ -2,8 +2,9 @@ import { parsePublicKey, sha256Hex } from '../../integrity/index.js';
 import { capSetCovers, compileCaps, type CapSet } from './cap-set.js';
 import { holderKeyObject } from './holder-key.js';
 import type { TokenBody } from './token-body.js';
-import { decodeToken, type DecodedBlock } from './token-codec.js';
+import { decodeToken, splitToken, type DecodedBlock } from './token-codec.js';
 import { tokenInvalid } from './token-error.js';
+import { checkSeal } from './token-seal.js';
 import { bodySignatureValid } from './token-sign.js';
 
 /** Verified chain prefixes kept per process (THREADS.md §17: a thread presents its token per operation). */
@@ -55,20 +56,24 @@ export interface VerifiedToken {
 }
 
 /**
- * Verify a `rye-cap-v1` token (THREADS.md §4, checks 1–6), in order: size,
- * prefix and block count; block 0 signed by the local user's key (other
- * trusted keys author items, they never mint authority); each later block
- * signed by the previous `holder_pk` with a matching `prev`; `tree` and `aud`
- * constant, `depth` +1, caps covered by the previous block's, `exp` never
- * growing and `nbf` never shrinking; `nbf − 5 s ≤ now < exp` and `aud` the
- * verifier's own; the registry holding the last `jti` as a running thread's
- * (or an unrevoked ceiling's, for a root-only ceiling token). Pure over the
- * options (`lookupJti` is the one outside fact).
+ * Verify a sealed `rye-cap-v1` token (docs/capabilities.md, checks 1–7), in
+ * order: size, prefix and block count; block 0 signed by the local user's key
+ * (other trusted keys author items, they never mint authority); each later
+ * block signed by the previous `holder_pk` with a matching `prev`; `tree` and
+ * `aud` constant, `depth` +1, caps covered by the previous block's, `exp`
+ * never growing and `nbf` never shrinking; `nbf − 5 s ≤ now < exp` and `aud`
+ * the verifier's own; the seal made by the last block's holder over this
+ * chain and the verifier's audience (so neither a bare chain nor any prefix
+ * of one verifies: only the holder of a chain's last block can present it);
+ * the registry holding the last `jti` as a running thread's (or an unrevoked
+ * ceiling's, for a root-only ceiling token). Pure over the options
+ * (`lookupJti` is the one outside fact).
  *
  * @throws RyeError CAPABILITY_TOKEN_INVALID with `details.reason` (TokenRefusal).
  */
 export function verifyToken(token: string, options: VerifyTokenOptions): VerifiedToken {
-  const blocks = decodeToken(token);
+  const { chain, seal } = splitToken(token);
+  const blocks = decodeToken(chain);
   const root = blocks[0] as DecodedBlock;
   const user = parsePublicKey(options.userPublicKey);
   // The longest prefix this process already verified under this user key:
@@ -107,6 +112,8 @@ export function verifyToken(token: string, options: VerifyTokenOptions): Verifie
   if (options.now >= last.exp) throw tokenInvalid('expired', `it expired at ${last.exp}`);
   if (root.body.aud !== options.audience)
     throw tokenInvalid('wrong_audience', 'it was minted for another project or user');
+  // Per presentation, never cached: the prefix cache above vouches for chains, not presenters.
+  checkSeal(chain, seal, blocks[blocks.length - 1] as DecodedBlock, options.audience);
   checkJti(last, options.lookupJti(last.jti));
   return {
     caps,

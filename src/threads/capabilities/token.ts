@@ -13,6 +13,7 @@ import { bodyNode, readBody, type TokenBody } from './token-body.js';
 import {
   MAX_TOKEN_BLOCKS,
   MAX_TOKEN_LENGTH,
+  SEAL_LENGTH,
   blockTextOf,
   decodeToken,
   encodeToken,
@@ -63,7 +64,8 @@ export interface AppendTokenOptions {
 }
 
 /**
- * Mint a token's root block, signed by the user key (through integrity).
+ * Mint a token's root block, signed by the user key (through integrity): a
+ * bare chain, which its holder seals to present (`sealToken`).
  *
  * @throws RyeError CAPABILITY_TOKEN_INVALID (`malformed`) when a field is out of form.
  */
@@ -88,9 +90,11 @@ export function mintToken(options: MintTokenOptions): string {
 
 /**
  * Append an attenuating block, signed by the holder of the token's last block
- * (a parent thread minting its child's token). The token's structure is
- * decoded and the new block checked against the last one exactly as
- * `verifyToken` will; the earlier signatures are not verified here.
+ * (a parent thread minting its child's token), naming the new holder's key:
+ * the new holder seals the longer chain to present it. The token's structure
+ * is decoded (a seal on it is dropped) and the new block checked against the
+ * last one exactly as `verifyToken` will; the earlier signatures are not
+ * verified here.
  *
  * @throws RyeError CAPABILITY_TOKEN_INVALID (`wrong_signer` when `holder` is not
  *   the last block's holder; `caps_widened`, `exp_extended`, `nbf_earlier`,
@@ -153,8 +157,12 @@ function plain(block: DecodedBlock): TokenBlock {
   return { body: block.body, sig: block.sig, ...(block.fp === undefined ? {} : { fp: block.fp }) };
 }
 
+/** A bare chain leaves room for its seal (`.` + 86 characters) within the size cap. */
 function sized(token: string): string {
-  if (token.length > MAX_TOKEN_LENGTH)
-    throw tokenInvalid('too_large', `it would be longer than ${MAX_TOKEN_LENGTH} characters`);
+  if (token.length + 1 + SEAL_LENGTH > MAX_TOKEN_LENGTH)
+    throw tokenInvalid(
+      'too_large',
+      `sealed, it would be longer than ${MAX_TOKEN_LENGTH} characters`,
+    );
   return token;
 }

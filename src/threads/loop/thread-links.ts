@@ -14,13 +14,11 @@ export interface SpawnOutcome {
  * tree that admitted it; a thread without links runs alone, as before.
  */
 export interface ThreadLinks {
-  /** Added to the environment of the thread's tools: its `RYE_CAP_TOKEN`. */
-  readonly env: Readonly<Record<string, string>>;
   /** Who the thread tools act for: the thread, over its own descendants only. */
   readonly caller: ThreadCaller;
   /**
-   * Present the thread's token before an operation: it must still verify and
-   * be the running thread's current one.
+   * Present the thread's token, sealed by its holder key, before an
+   * operation: it must still verify and be the running thread's current one.
    * @throws RyeError CAPABILITY_TOKEN_INVALID
    */
   presentToken(): void;

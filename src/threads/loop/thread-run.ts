@@ -156,9 +156,7 @@ export class ThreadRun implements RunState {
         ...(input.clock === undefined ? {} : { clock: input.clock }),
         // Thread tools then reach only this thread's descendants (THREADS.md §11).
         thread: this.threadId,
-        ...(links === undefined
-          ? {}
-          : { env: { ...input.ops.env, ...links.env }, tree: links.caller }),
+        ...(links === undefined ? {} : { tree: links.caller }),
       },
       offered: new Set(input.plan.tools.map((t) => t.name)),
       returnSchema: input.returnSchema,

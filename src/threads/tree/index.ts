@@ -6,4 +6,4 @@ export { runChild, startNode } from './start-node.js';
 export type { NodeStart } from './start-node.js';
 export { spawnChild } from './spawn-child.js';
 export type { SpawnRequest, SpawnedChild } from './spawn-child.js';
-export { CAP_TOKEN_ENV, childResult, handleOf, linksFor } from './thread-links.js';
+export { childResult, handleOf, linksFor } from './thread-links.js';

@@ -42,7 +42,7 @@ export function startNode(start: NodeStart): TreeNode {
     writer: start.writer,
     ...(start.deadline === undefined ? {} : { inheritedDeadline: start.deadline }),
     ...(start.resume === undefined ? {} : { resume: start.resume }),
-    links: (self) => linksFor(tree, () => ref.node as TreeNode, self, token.token),
+    links: (self) => linksFor(tree, () => ref.node as TreeNode, self, token),
   });
   const node: TreeNode = {
     threadId,

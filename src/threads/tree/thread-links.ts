@@ -3,26 +3,31 @@ import type { LimitHit } from '../loop/limits-check.js';
 import type { SpawnOutcome, ThreadLinks } from '../loop/thread-links.js';
 import type { ThreadResult } from '../loop/thread-result.js';
 import type { ThreadRun } from '../loop/thread-run.js';
-import { verifyPresented } from '../capabilities/index.js';
+import { sealToken, verifyPresented } from '../capabilities/index.js';
 import { errorResult, type ExecuteInput, type OperationResult } from '../ops/index.js';
 import type { ThreadHandle } from '../thread-tools/caller.js';
 import { waitEntry } from '../thread-tools/wait-entry.js';
 import { spawnChild } from './spawn-child.js';
+import type { ThreadToken } from './thread-token.js';
 import type { ThreadTree, TreeNode } from './thread-tree.js';
 
-/** The environment variable a thread's tools receive its token in (THREADS.md §4). */
-export const CAP_TOKEN_ENV = 'RYE_CAP_TOKEN';
-
-/** A thread's links into its tree: token, thread tools' caller, spawning, settling children. */
+/**
+ * A thread's links into its tree: token, thread tools' caller, spawning,
+ * settling children. The thread's token lives only here, in rye's own
+ * process: no tool gets it in its environment (tools reach rye through the
+ * operation channel), and it is presented sealed by the thread's own holder
+ * key for this project's audience, sealed once (Ed25519 seals are
+ * deterministic) and verified before every operation.
+ */
 export function linksFor(
   tree: ThreadTree,
   node: () => TreeNode,
   run: ThreadRun,
-  token: string,
+  token: ThreadToken,
 ): ThreadLinks {
   const threadId = run.threadId;
+  const presented = sealToken(token.token, token.holder, tree.trust.audience);
   return {
-    env: { [CAP_TOKEN_ENV]: token },
     caller: {
       threadId,
       descendant: (id) => {
@@ -35,7 +40,7 @@ export function linksFor(
     },
     presentToken: () => {
       verifyPresented(
-        token,
+        presented,
         tree.trust,
         (jti) => tree.registry.byJti(jti),
         tree.clock.now(),

@@ -10,8 +10,12 @@ import {
 } from '../capabilities/index.js';
 import type { ThreadTree } from './thread-tree.js';
 
-/** A thread's token and the key pair that will sign its children's blocks. */
+/**
+ * A thread's token and the key pair that signs its children's blocks and
+ * seals the token to present it (never written, logged or handed to a tool).
+ */
 export interface ThreadToken {
+  /** The bare chain: it verifies only sealed by `holder` (`sealToken`). */
   readonly token: string;
   readonly holder: HolderKey;
   readonly jti: string;

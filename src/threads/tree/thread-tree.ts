@@ -16,7 +16,7 @@ export interface TreeNode {
   readonly run: ThreadRun;
   /** Its in-memory key pair: signs its children's token blocks, never leaves the process. */
   readonly holder: HolderKey;
-  /** Its `rye-cap-v1` token (a secret: never written or logged). */
+  /** Its `rye-cap-v1` chain, bare (a secret: never written, logged or handed to a tool). */
   readonly token: string;
   readonly children: string[];
   /** Spawns admitted but not yet counted, so parallel calls cannot pass the limit together. */

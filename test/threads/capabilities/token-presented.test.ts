@@ -6,6 +6,7 @@ import {
   mintToken,
   newHolderKey,
   parseCapability,
+  sealToken,
   verifyPresented,
   type JtiHolder,
 } from '../../../src/threads/capabilities/index.js';
@@ -49,7 +50,25 @@ function family() {
   const a = child(root, keys.root, A, 'a'.repeat(32), keys.a);
   const b = child(root, keys.root, B, 'b'.repeat(32), keys.b);
   const a1 = child(a, keys.a, A1, 'c'.repeat(32), keys.a1);
-  return { root, a, b, a1 };
+  // Each as its holder presents it: sealed by its own key for this audience.
+  const seal = (chain: string, key: typeof keys.root) => sealToken(chain, key, trust.audience);
+  return {
+    root: seal(root, keys.root),
+    a: seal(a, keys.a),
+    b: seal(b, keys.b),
+    a1: seal(a1, keys.a1),
+    bare: { root, a, a1 },
+  };
+}
+
+/** The chain of a token's first `n` blocks, re-encoded as an attacker would (canonical). */
+function firstBlocks(token: string, n: number): string {
+  const payload = token.slice('rye-cap-v1.'.length).split('.')[0] ?? '';
+  const doc = JSON.parse(Buffer.from(payload, 'base64url').toString('latin1')) as {
+    blocks: unknown[];
+  };
+  const cut = JSON.stringify({ blocks: doc.blocks.slice(0, n) });
+  return `rye-cap-v1.${Buffer.from(cut, 'latin1').toString('base64url')}`;
 }
 
 const running =
@@ -73,6 +92,23 @@ describe('verifyPresented()', () => {
       thread: A1,
       depth: 2,
     });
+  });
+
+  it("refuses the parent's chain cut from a child's token while the parent runs (no seal by the parent's key)", () => {
+    const t = family();
+    // What A1's presentation holds: A's chain is its prefix, and A is running.
+    const cut = firstBlocks(t.a1, 2);
+    expect(cut).toBe(t.bare.a);
+    expect(thrown(() => verifyPresented(cut, trust, registry, NOW_MS)).details).toMatchObject({
+      reason: 'unsealed',
+    });
+    const reSealed = `${cut}.${t.a1.split('.')[2] ?? ''}`;
+    expect(thrown(() => verifyPresented(reSealed, trust, registry, NOW_MS)).details).toMatchObject({
+      reason: 'bad_seal',
+    });
+    expect(
+      thrown(() => verifyPresented(t.bare.a1, trust, registry, NOW_MS, A1)).details,
+    ).toMatchObject({ reason: 'unsealed' });
   });
 
   it("refuses a grandchild's token presented by a sibling of its parent (jti_mismatch)", () => {
@@ -112,7 +148,7 @@ describe('verifyPresented()', () => {
     verifyPresented(t.a1, trust, registry, NOW_MS, A1);
     // Block 0 re-signed by nobody: the later blocks are unchanged (their digests cached).
     const doc = JSON.parse(
-      Buffer.from(t.a1.slice('rye-cap-v1.'.length), 'base64url').toString('latin1'),
+      Buffer.from(t.bare.a1.slice('rye-cap-v1.'.length), 'base64url').toString('latin1'),
     ) as {
       blocks: { body: Record<string, unknown> }[];
     };

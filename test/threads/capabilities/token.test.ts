@@ -18,6 +18,7 @@ import {
   newJti,
   parseCapability,
   redactTokens,
+  sealToken,
   verifyToken,
   type HolderKey,
   type JtiState,
@@ -93,6 +94,9 @@ function tree(): Tree {
   return { root, child, grandchild, rootKey, childKey, grandchildKey, jtis: { ...jtis } };
 }
 
+/** A chain as its holder presents it: sealed by `key` for the test audience. */
+const sealed = (chain: string, key: HolderKey, audience = AUD) => sealToken(chain, key, audience);
+
 function options(t: Tree, over: Partial<VerifyTokenOptions> = {}): VerifyTokenOptions {
   return {
     userPublicKey: user.publicKeyPem,
@@ -132,7 +136,7 @@ function reason(token: string, opts: VerifyTokenOptions): unknown {
 describe('mintToken() / appendTokenBlock() / verifyToken()', () => {
   it('verifies a 3-block chain and grants the last block caps', () => {
     const t = tree();
-    const v = verifyToken(t.grandchild, options(t));
+    const v = verifyToken(sealed(t.grandchild, t.grandchildKey), options(t));
     expect(capStrings(v.caps)).toEqual(['rye.execute.tool.web/scraper']);
     expect(v).toMatchObject({
       tree: ROOT,
@@ -145,7 +149,7 @@ describe('mintToken() / appendTokenBlock() / verifyToken()', () => {
       blocks: 3,
     });
     expect(allowed(v.caps, 'execute', 'tool', 'web/other')).toBe(false);
-    const root = verifyToken(t.root, options(t));
+    const root = verifyToken(sealed(t.root, t.rootKey), options(t));
     expect(root.depth).toBe(0);
     expect(root.exp).toBe(NOW + 3600);
     expect(allowed(root.caps, 'execute', 'directive', 'x')).toBe(true);
@@ -163,7 +167,7 @@ describe('mintToken() / appendTokenBlock() / verifyToken()', () => {
         nbf: NOW,
         holderPublicKey: key.publicKey,
       });
-    const [a, b] = [mint(), mint()];
+    const [a, b] = [sealed(mint(), key), sealed(mint(), key)];
     const v = verifyToken(a, { ...options(tree()), lookupJti: () => 'running' });
     expect(v.exp).toBe(NOW + 86_400);
     expect(v.jti).toMatch(/^[0-9a-f]{32}$/);
@@ -171,7 +175,8 @@ describe('mintToken() / appendTokenBlock() / verifyToken()', () => {
   });
 
   it('accepts a root-only ceiling token (thread null) when the registry holds it as a ceiling', () => {
-    const ceiling = mintToken({
+    const key = newHolderKey();
+    const chain = mintToken({
       signer: user.signer,
       tree: ROOT,
       thread: null,
@@ -179,8 +184,9 @@ describe('mintToken() / appendTokenBlock() / verifyToken()', () => {
       caps: caps('rye.load.knowledge.*'),
       nbf: NOW,
       jti: 'e'.repeat(32),
-      holderPublicKey: null,
+      holderPublicKey: key.publicKey,
     });
+    const ceiling = sealed(chain, key);
     const v = verifyToken(ceiling, { ...options(tree()), lookupJti: () => 'ceiling' });
     expect(v.thread).toBeNull();
     expect(reason(ceiling, { ...options(tree()), lookupJti: () => 'running' })).toBe(
@@ -403,33 +409,39 @@ describe('verifyToken() refuses attacks', () => {
 
   it('a token outside its time window (5 s skew before nbf)', () => {
     const t = tree();
-    expect(verifyToken(t.grandchild, options(t, { now: NOW - 15 })).depth).toBe(2);
-    expect(reason(t.grandchild, options(t, { now: NOW - 16 }))).toBe('not_yet_valid');
-    expect(verifyToken(t.grandchild, options(t, { now: NOW + 1799 })).depth).toBe(2);
-    expect(reason(t.grandchild, options(t, { now: NOW + 1800 }))).toBe('expired');
+    const grandchild = sealed(t.grandchild, t.grandchildKey);
+    const child = sealed(t.child, t.childKey);
+    expect(verifyToken(grandchild, options(t, { now: NOW - 15 })).depth).toBe(2);
+    expect(reason(grandchild, options(t, { now: NOW - 16 }))).toBe('not_yet_valid');
+    expect(verifyToken(grandchild, options(t, { now: NOW + 1799 })).depth).toBe(2);
+    expect(reason(grandchild, options(t, { now: NOW + 1800 }))).toBe('expired');
     // the root's longer window does not save a child past its own exp
-    expect(verifyToken(t.root, options(t, { now: NOW + 3000 })).depth).toBe(0);
-    expect(reason(t.child, options(t, { now: NOW + 3000 }))).toBe('expired');
-    expect(reason(t.child, options(t, { now: Number.NaN }))).toBe('expired');
+    expect(verifyToken(sealed(t.root, t.rootKey), options(t, { now: NOW + 3000 })).depth).toBe(0);
+    expect(reason(child, options(t, { now: NOW + 3000 }))).toBe('expired');
+    expect(reason(child, options(t, { now: Number.NaN }))).toBe('expired');
   });
 
   it('a foreign audience: another project or another user', () => {
     const t = tree();
     const otherProject = audienceOf('/home/me/other', user.signer.fingerprint);
     const otherUser = audienceOf('/home/me/project', stranger.signer.fingerprint);
-    expect(reason(t.child, options(t, { audience: otherProject }))).toBe('wrong_audience');
-    expect(reason(t.child, options(t, { audience: otherUser }))).toBe('wrong_audience');
+    // Sealed for each verifier's own audience, the chain's aud still refuses it.
+    for (const audience of [otherProject, otherUser])
+      expect(reason(sealed(t.child, t.childKey, audience), options(t, { audience }))).toBe(
+        'wrong_audience',
+      );
   });
 
   it("replays: a finished thread's jti, an unknown jti, a parent's token after the child's", () => {
     const t = tree();
+    const grandchild = sealed(t.grandchild, t.grandchildKey);
     t.jtis['c'.repeat(32)] = 'finished';
-    expect(reason(t.grandchild, options(t))).toBe('jti_finished');
+    expect(reason(grandchild, options(t))).toBe('jti_finished');
     t.jtis['c'.repeat(32)] = 'unknown';
-    expect(reason(t.grandchild, options(t))).toBe('jti_unknown');
-    expect(reason(t.grandchild, options(t, { lookupJti: () => 'ceiling' }))).toBe('jti_mismatch');
+    expect(reason(grandchild, options(t))).toBe('jti_unknown');
+    expect(reason(grandchild, options(t, { lookupJti: () => 'ceiling' }))).toBe('jti_mismatch');
     expect(
-      reason(t.grandchild, options(t, { lookupJti: () => 'bogus' as unknown as JtiState })),
+      reason(grandchild, options(t, { lookupJti: () => 'bogus' as unknown as JtiState })),
     ).toBe('jti_unknown');
   });
 
@@ -450,7 +462,7 @@ describe('verifyToken() refuses attacks', () => {
       key = next;
     }
     t.jtis[lastJti(token)] = 'running';
-    expect(verifyToken(token, options(t)).blocks).toBe(16);
+    expect(verifyToken(sealed(token, key), options(t)).blocks).toBe(16);
     expect(
       thrown(() =>
         appendTokenBlock(token, {
@@ -480,9 +492,16 @@ describe('verifyToken() refuses attacks', () => {
       'rye.search.knowledge.*',
       'rye.execute.tool.web/*',
     ];
+    const seal = sealed(t.child, t.childKey).slice(t.child.length);
     const cases: string[] = [
       '',
       'rye-cap-v2.abc',
+      `${t.child}${seal}A`,
+      `${t.child}${seal}.${seal.slice(1)}`,
+      `${t.child}${seal}==`,
+      `${t.child}${seal.slice(0, -1)}`,
+      `${t.child}.`,
+      `rye-cap-v1.${seal}`,
       t.child.replace('rye-cap-v1.', 'RYE-CAP-V1.'),
       `${t.child}=`,
       `${t.child}!`,
@@ -538,7 +557,8 @@ describe('audienceOf()', () => {
 describe('redactTokens()', () => {
   it('replaces every token in text, idempotently', () => {
     const t = tree();
-    const text = `RYE_CAP_TOKEN=${t.child} and "${t.root}".\nagain: ${t.child}`;
+    const child = sealed(t.child, t.childKey);
+    const text = `RYE_CAP_TOKEN=${child} and "${t.root}".\nagain: ${child}`;
     const redacted = redactTokens(text);
     expect(redacted).toBe(
       'RYE_CAP_TOKEN=rye-cap-v1.[redacted] and "rye-cap-v1.[redacted]".\nagain: rye-cap-v1.[redacted]',
