@@ -69,7 +69,7 @@ export async function runPrimitive(run: PrimitiveRequest, ctx: RunContext): Prom
   const handler = sandbox.permissions.rye.length > 0 ? ctx.channel : undefined;
   let served: { ended(): void } | undefined;
   let socket: Duplex | undefined;
-  let pids: { readonly dir: string; remove(): Promise<void> } | null = null;
+  let pids: { readonly dir: string; release(): void } | null = null;
   try {
     const ryeEnv: Record<string, string> = {
       RYE_VERIFIED_MANIFEST: manifest,
@@ -125,7 +125,7 @@ export async function runPrimitive(run: PrimitiveRequest, ctx: RunContext): Prom
     return { status: 'error', data: null, error: asFailure(error) };
   } finally {
     served?.ended();
-    await pids?.remove();
+    pids?.release();
     await removeVerifiedManifest(manifest);
   }
 }

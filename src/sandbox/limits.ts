@@ -37,8 +37,13 @@ export interface PidsGroup {
   readonly dir: string;
   /** `/bin/sh -c 'echo $$ > …/cgroup.procs && exec "$@"' <dir>`: prefix of the bwrap command. */
   readonly enter: readonly string[];
-  /** Remove the group once its processes are gone (the kernel tears a PID namespace down after bwrap exits). */
-  remove(): Promise<void>;
+  /**
+   * Remove the group once its processes are gone (the kernel tears a PID
+   * namespace down after bwrap exits), in the background: the call that ran
+   * the sandbox does not wait for the teardown, and the process stays alive
+   * until the group is gone.
+   */
+  release(): void;
 }
 
 const PIDS_ROOTS = ['/sys/fs/cgroup/pids', '/sys/fs/cgroup'];
@@ -67,7 +72,7 @@ export function makePidsGroup(): PidsGroup | null {
     return {
       dir,
       enter: ['/bin/sh', '-c', 'echo $$ > "$0/cgroup.procs" && exec "$@"', dir],
-      remove: () => removePidsGroup(dir),
+      release: () => void removePidsGroup(dir),
     };
   }
   return null;
@@ -76,6 +81,7 @@ export function makePidsGroup(): PidsGroup | null {
 /**
  * rmdir the group. While the sandbox's namespace is still being torn down the
  * group is busy (EBUSY): wait for it, up to ~2 s, so a run leaves no group.
+ * Never rejects.
  */
 export async function removePidsGroup(dir: string): Promise<void> {
   for (let tries = 0; tries < 200; tries += 1) {

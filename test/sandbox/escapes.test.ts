@@ -958,14 +958,14 @@ describe('known containment bugs', () => {
     }
   });
 
-  // Regression (was a bug in src/sandbox/limits.ts, makePidsGroup().remove, called from
+  // Regression (was a bug in src/sandbox/limits.ts, makePidsGroup().remove, now release(), called from
   // runPrimitive's finally in src/executor/execute.ts): as root each sandbox
   // gets a pids cgroup, removed with one rmdir as soon as the run returns.
   // The sandbox's processes are often still being torn down then, rmdir fails
   // with EBUSY, the error is swallowed, and the empty group stays forever
   // (hundreds accumulate under /sys/fs/cgroup/pids/rye-* after a test run; a
-  // long-lived MCP server leaks one every other call). remove() now waits for
-  // the group to empty before the run returns.
+  // long-lived MCP server leaks one every other call). release() now removes
+  // it in the background once it is empty (the run does not wait for that).
   it('the pids cgroup of a finished sandbox is removed', async () => {
     const root = '/sys/fs/cgroup/pids';
     if (process.getuid?.() !== 0 || !existsSync(join(root, 'cgroup.procs'))) return;
