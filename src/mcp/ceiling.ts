@@ -8,6 +8,7 @@ import {
   verifyCeilingToken,
   type Authority,
   type CapSet,
+  type TokenHolder,
 } from '../threads/capabilities/index.js';
 import type { CeilingSource } from './ceiling-source.js';
 import { opsDoor } from './ops-door.js';
@@ -57,11 +58,13 @@ export async function resolveCeilings(
   let authority = operatorAuthority();
   const origins: string[] = [];
   for (const ceiling of ceilings) {
-    const { caps, sandbox, origin } =
+    const { caps, sandbox, origin, holder } =
       ceiling.kind === 'directive'
         ? await directiveCeiling(ceiling.directiveId, options)
         : tokenCeiling(ceiling.token, options);
     authority = narrowAuthority(authority, caps, 'ceiling', sandbox);
+    // Trees started under a ceiling token are its holder's (recorded with its jti), as from the CLI.
+    if (holder !== undefined && authority.holder === undefined) authority = { ...authority, holder };
     origins.push(origin);
   }
   return { authority, origins };
@@ -72,6 +75,8 @@ interface Ceiling {
   /** A ceiling directive's `<sandbox>`: the tools run under it are narrowed to it. */
   readonly sandbox?: SandboxGrants;
   readonly origin: string;
+  /** A ceiling token's jti and expiry. */
+  readonly holder?: TokenHolder;
 }
 
 /**
@@ -112,7 +117,11 @@ function tokenCeiling(token: string, options: ResolveAuthorityOptions): Ceiling 
   try {
     const verified = verifyCeilingToken(token, options.spaces, options.now);
     const expires = new Date(verified.exp * 1000).toISOString();
-    return { caps: verified.caps, origin: `jti ${verified.jti}, expires ${expires}` };
+    return {
+      caps: verified.caps,
+      origin: `jti ${verified.jti}, expires ${expires}`,
+      holder: { kind: 'ceiling', jti: verified.jti, exp: verified.exp },
+    };
   } catch (error) {
     throw clearer(error);
   }

@@ -259,6 +259,36 @@ describe('thread "spawn": a detached worker owns the thread', () => {
   });
 });
 
+describe('a tree started over MCP under a ceiling token', () => {
+  it('is recorded as the token holder’s (its jti), as one started by the CLI under it', async () => {
+    const p = await project(SCRIPT);
+    const file = join(p.root, 'ceiling.token');
+    const minted = await p.run([
+      'cap',
+      'mint',
+      '--caps',
+      'rye.execute.directive.demo/summarise,rye.load.knowledge.notes/*',
+      '--ttl',
+      '1h',
+      '--out',
+      file,
+      '--json',
+    ]);
+    expect(minted.code, minted.stderr).toBe(0);
+    const jti = minted.json<{ jti: string }>().jti;
+    const c = await connect(p, ['--ceiling', file]);
+    const result = (await c.client.callTool({ name: 'execute', arguments: RUN })) as CallToolResult;
+    const doc = result.structuredContent as Record<string, unknown>;
+    expect(doc['status'], JSON.stringify(doc)).toBe('success');
+    const db = RegistryDb.open(registryDbPath(p.project));
+    try {
+      expect(db.lineageOf(doc['thread_id'] as string)?.ceilingJti).toBe(jti);
+    } finally {
+      db.close();
+    }
+  });
+});
+
 describe('attack: a worker started by hand with a widening job', () => {
   it('stays held to its RYE_CAP_TOKEN: the model’s call outside it is denied and never runs', async () => {
     const p = await project(SCRIPT);
