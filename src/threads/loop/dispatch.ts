@@ -2,6 +2,7 @@ import { RyeError, isRyeError } from '../../errors/index.js';
 import { isReservedId, parseItemType } from '../../items/index.js';
 import { allowed, requireAllowed } from '../capabilities/index.js';
 import { validateReturn, type ReturnSchema } from '../directive/index.js';
+import { reaches, threadsNamed } from '../thread-tools/reach.js';
 import type { LimitHit } from './limits-check.js';
 import {
   OPERATION_SCHEMAS,
@@ -73,8 +74,8 @@ export function requiredCapOf(name: string, input: unknown): string | null {
  * calls after it are dispatched (THREADS.md §5). Exact for what the id alone
  * decides (load, sign of one id, a directive, a tool granted or under `rye/`);
  * for a tool only the chain rule could admit, a dry run (no spawn) decides.
- * A search filters instead of refusing, and a thread tool is granted on the
- * caller's own descendants: neither is counted here.
+ * A search filters instead of refusing: it is not counted. A thread tool is
+ * granted on the caller's own descendants: a call naming any other thread is.
  */
 export async function predictDenied(call: ToolCall, ctx: DispatchContext): Promise<boolean> {
   const verb = OPERATION_TOOLS[call.name];
@@ -90,6 +91,12 @@ export async function predictDenied(call: ToolCall, ctx: DispatchContext): Promi
   }
   const caps = ctx.ops.authority.caps;
   if (verb === 'sign' && /[*?[{]/.test(id)) return false;
+  if (verb === 'execute' && type === 'tool' && id.startsWith(THREAD_TOOL_PREFIX)) {
+    // Granted on the caller's own descendants: a call naming any other thread is denied.
+    const named = threadsNamed((call.input as Record<string, unknown>)['parameters']);
+    if (named.some((thread) => !reaches(ctx.ops.spaces.project, thread, ctx.ops.thread)))
+      return true;
+  }
   if (allowed(caps, verb, type, id)) return false;
   if (verb !== 'execute' || type !== 'tool') return true;
   if (id.startsWith(THREAD_TOOL_PREFIX)) return false;

@@ -52,9 +52,10 @@ export async function readTranscriptTool(
   caller?: string,
 ): Promise<unknown> {
   const input = parseOperationInput('execute', readTranscriptParams, params);
+  // Reach first: a thread outside the subtree gets the same answer whether it exists or not.
+  requireReachable(ctx.spaces.project, ID, input.thread_id, caller);
   const paths = threadPaths(ctx.spaces.project, input.thread_id);
   checkThreadDir(ctx.spaces.project, paths);
-  requireReachable(ctx.spaces.project, ID, paths.threadId, caller);
   const { trust } = await loadTrustStore(trustStores(ctx.spaces));
   // The record first: a transcript is read only for a thread whose record verifies.
   const record = await readThreadRecord(paths, trust);

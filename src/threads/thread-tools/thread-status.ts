@@ -27,9 +27,10 @@ export async function threadStatusTool(
   caller?: string,
 ): Promise<unknown> {
   const { thread_id } = parseOperationInput('execute', threadStatusParams, params);
+  // Reach first: a thread outside the subtree gets the same answer whether it exists or not.
+  requireReachable(ctx.spaces.project, ID, thread_id, caller);
   const { trust } = await loadTrustStore(trustStores(ctx.spaces));
   const { record, row } = await showThread(ctx.spaces.project, thread_id, trust);
-  requireReachable(ctx.spaces.project, ID, record.thread_id, caller);
   const status = row?.status ?? record.status;
   return JSON.parse(redactJson(JSON.stringify({ thread_id: record.thread_id, status, record })));
 }

@@ -120,6 +120,37 @@ describe('the thread runner refuses, and nothing runs or is charged beyond the l
     });
   });
 
+  it('a thread tool naming a thread outside the subtree counts toward the stop before dispatch, existing or not', async () => {
+    const ECHO = { name: 'rye_execute', input: { item_type: 'tool', item_id: 't/echo' } };
+    const STATUS = {
+      name: 'rye_execute',
+      input: {
+        item_type: 'tool',
+        item_id: 'rye/agent/threads/thread_status',
+        parameters: { thread_id: 'summarise-01kdvdna000000000000000000' },
+      },
+    };
+    const p = await project([
+      {
+        match: { directive: 'summarise' },
+        turns: [
+          { tool_calls: [EVIL, EVIL, EVIL, EVIL, STATUS, ECHO], usage: { in: 100, out: 10 } },
+        ],
+      },
+    ]);
+    const res = await p.run([...EXECUTE, '--json']);
+    expect(res.code, res.stdout).toBe(3);
+    expect(res.json<Result>().error?.code).toBe('THREAD_DENIED_REPEATEDLY');
+    expect(markerRan(p)).toBe(false);
+    const events = await verifiedEvents(p, res.json<Result>().thread_id);
+    const results = events.filter((e) => e.type === 'tool_call_result');
+    expect(results[4]?.payload).toMatchObject({ ok: false, error: { code: 'CAPABILITY_DENIED' } });
+    expect(results[5]?.payload).toMatchObject({
+      ok: false,
+      error: { code: 'THREAD_DENIED_REPEATEDLY', message: 'not run: the thread stopped' },
+    });
+  });
+
   it('capability before resolution: an ungranted id is CAPABILITY_DENIED whether missing, unsigned or edited, with no path or hash, and each counts', async () => {
     const p = await project([
       {
