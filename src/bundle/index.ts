@@ -37,4 +37,12 @@ export type { ManifestCacheEntry, VerifiedManifest } from './manifest-cache.js';
 export { MAX_DEPENDENCY_BYTES, verifyDependency } from './verified-loader.js';
 export type { VerifiedDependencyResult, VerifyDependencyOptions } from './verified-loader.js';
 export { claimConflict, folderClaimed, readFolderClaims } from './folder-claims.js';
+export {
+  assertFoldersOwned,
+  findForeignFile,
+  folderOccupied,
+  foldersReached,
+  readOwnedFiles,
+} from './folder-owners.js';
+export type { ForeignFile, OwnedBytes } from './folder-owners.js';
 export type { FolderClaim } from './folder-claims.js';

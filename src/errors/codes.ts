@@ -146,6 +146,10 @@ export const ERROR_CODES = {
     class: 'integrity',
     hint: 'Third-party code (node_modules) runs only once you pinned it: review it, then run `rye lock update <tool>`.',
   },
+  EXECUTOR_DEPENDENCY_SIGNER_MIXED: {
+    class: 'integrity',
+    hint: "A file in the tool's folder is signed by another key than the tool's or yours (a file planted by someone else's bundle, say); remove it, or review it and re-sign it with `rye sign`.",
+  },
   PARAMS_INVALID: {
     class: 'usage',
     hint: "The parameters do not match the tool's config_schema; every problem is listed.",
@@ -332,6 +336,10 @@ export const ERROR_CODES = {
   BUNDLE_FOLDER_CLAIMED: {
     class: 'integrity',
     hint: 'Another bundle of the project owns that folder (its app folder, or the item folder of a bundle nested below); a bundle places files only in its own folders. Choose another app folder, or remove the other bundle first.',
+  },
+  BUNDLE_FOLDER_OCCUPIED: {
+    class: 'integrity',
+    hint: "A folder the bundle would write into holds files the bundle does not own (a tool of yours, say); nothing was written. Move those files out of the bundle's folders, or choose another bundle id.",
   },
   BUNDLE_GUARD_UNSUPPORTED: {
     class: 'integrity',

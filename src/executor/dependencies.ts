@@ -3,6 +3,7 @@ import type { TrustSet } from '../integrity/index.js';
 import { checkDeps, type DepsSnapshot, type LockInUse } from './lock-flow.js';
 import { trustedSigner } from '../lockfile/index.js';
 import { decodeText } from '../platform/index.js';
+import { assertOneSigner, type SignerRule } from './dependency-signers.js';
 import { verifyRuntimeLib } from './runtime-lib.js';
 import type { VerifyDepsConfig } from './types.js';
 import {
@@ -63,8 +64,17 @@ export interface DependencyInput {
   readonly lock: LockInUse | null;
   readonly trust: TrustSet;
   readonly cache: VerifiedFileCache;
-  /** Accepts unsigned files listed (with this hash) by a verified bundle manifest. */
-  readonly manifestCovers?: (absolutePath: string, rawSha256: string) => boolean;
+  /**
+   * Accepts unsigned files listed (with this hash) by a verified bundle
+   * manifest: the manifest's signer (fingerprint), else undefined.
+   */
+  readonly manifestCovers?: (absolutePath: string, rawSha256: string) => string | undefined;
+  /**
+   * Who may vouch for the scope's files: the tool's own signer and the user's
+   * own key (see dependency-signers.ts). Absent: not checked (a caller with
+   * no tool, such as a runtime library's check).
+   */
+  readonly signers?: Omit<SignerRule, 'trust'>;
   /** Whether a verified bundle manifest lists the path (see VerifyDepsInput.manifestLists). */
   readonly manifestLists?: (absolutePath: string) => boolean;
   /** Pin third-party files by hash (`rye lock update`): the user's explicit approval. */
@@ -77,10 +87,13 @@ export interface DependencyInput {
  * and hashed, and compared with the pins (added and removed files included);
  * otherwise every file's signature is verified (cached by content), then
  * compared with the pins when there is a lockfile. The runtime library is
- * always verified when used.
+ * always verified when used. Every verified scope file must be vouched for by
+ * the tool's signer or the user's own key (`signers`). The fast path does not
+ * look again: the user's own lockfile pins each file's raw bytes, signature
+ * line included, as a run that passed this check saw them.
  *
  * @throws RyeError INTEGRITY_* / FILE_* naming the file, INTEGRITY_SYMLINK_ESCAPE,
- *   LOCKFILE_MISMATCH, LOCKFILE_STALE
+ *   EXECUTOR_DEPENDENCY_SIGNER_MIXED, LOCKFILE_MISMATCH, LOCKFILE_STALE
  */
 export async function checkDependencies(input: DependencyInput): Promise<DependencyCheck> {
   const { config, anchorPath, lock, trust, cache } = input;
@@ -115,6 +128,7 @@ export async function checkDependencies(input: DependencyInput): Promise<Depende
       }).catch((error: unknown) => {
         throw withPinHint(error, input.toolId);
       });
+      if (input.signers !== undefined) assertOneSigner(report.files, { ...input.signers, trust });
       pins = pinsOf(base, config, report.files);
       if (lock !== null) checkPinned(input, lock, pins, report.files);
       scope = { base: report.base, files: report.files };

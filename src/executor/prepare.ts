@@ -3,7 +3,7 @@ import { mayHaveBundlesFor, type VerifiedManifestCache } from '../bundle/index.j
 import { RyeError } from '../errors/index.js';
 import { bodyWithoutSignature, verifyText, type TrustSet } from '../integrity/index.js';
 import { extractMetadata, loadSpaceTrust, resolveItem, type Spaces } from '../items/index.js';
-import type { FoundLockfile } from '../lockfile/index.js';
+import { readOwnKey, type FoundLockfile } from '../lockfile/index.js';
 import { readTextFileSync } from '../platform/index.js';
 import {
   anchorApplies,
@@ -20,6 +20,13 @@ import { PRIMITIVES, mergeChainConfig } from './primitive-config.js';
 import { tsLoaderUrl } from './ts-loader.js';
 import type { AnchorConfig, ChainElement, TemplateVars } from './types.js';
 import type { VerifiedFileCache } from './verify-deps.js';
+
+/** A file a verified bundle manifest lists, and that manifest's signer (fingerprint). */
+export interface BundleFile {
+  readonly absolutePath: string;
+  readonly rawSha256: string;
+  readonly signer: string;
+}
 
 /** Which lockfile a preparation checks against. */
 export type LockMode =
@@ -40,7 +47,7 @@ export interface PreparedRun {
    * (absolute path → raw SHA-256): handed to the run so runtime loaders can
    * authenticate app files lazily and refuse unlisted ones.
    */
-  readonly bundleFiles: readonly { readonly absolutePath: string; readonly rawSha256: string }[];
+  readonly bundleFiles: readonly BundleFile[];
   /** Those bundles' declared app folders (real paths): runtime loaders refuse unlisted files there. */
   readonly bundleRoots: readonly string[];
 }
@@ -71,7 +78,7 @@ export async function prepareRun(
     options.lock.mode === 'given'
       ? await checkPins(spaces, toolId, options.lock.found, trust)
       : null;
-  const { chain } = await buildChain(spaces, toolId, trust);
+  const { chain, verifications } = await buildChain(spaces, toolId, trust);
   const tool = chain[0] as ChainElement;
   const lock =
     given ?? (await lockFor(spaces, toolId, tool.version ?? '0.0.0', trust, options.lock, chain));
@@ -104,7 +111,9 @@ export async function prepareRun(
   // anchor's paths, or named in the primitive's config (node_runtime's --import).
   const libUsed = applied || JSON.stringify(mergeChainConfig(chain)).includes('{runtime_lib}');
   const { files: bundleFiles, roots: bundleRoots } = await bundleFilesFor(spaces, tool.path, trust);
-  const listed = new Map(bundleFiles.map((f) => [f.absolutePath, f.rawSha256]));
+  const listed = new Map(bundleFiles.map((f) => [f.absolutePath, f]));
+  // buildChain verified the tool, so it has a signer; none would let only your key vouch.
+  const toolSigner = verifications[0]?.fingerprint ?? '';
   const deps = await checkDependencies({
     toolId,
     toolPath: tool.path,
@@ -117,10 +126,15 @@ export async function prepareRun(
     trust,
     cache,
     acceptThirdParty: options.acceptThirdParty === true,
+    // No mixed signers in a tool folder: the tool's signer or the user's own key.
+    signers: { toolId, toolSigner, ownKey: readOwnKey(spaces)?.fingerprint ?? null },
     ...(listed.size === 0
       ? {}
       : {
-          manifestCovers: (path: string, sha: string) => listed.get(path) === sha,
+          manifestCovers: (path: string, sha: string) => {
+            const entry = listed.get(path);
+            return entry?.rawSha256 === sha ? entry.signer : undefined;
+          },
           manifestLists: (path: string) => listed.has(path),
         }),
   });
@@ -215,7 +229,7 @@ async function bundleFilesFor(
   spaces: Spaces,
   toolPath: string,
   trust: TrustSet,
-): Promise<{ files: { absolutePath: string; rawSha256: string }[]; roots: string[] }> {
+): Promise<{ files: BundleFile[]; roots: string[] }> {
   // Most tools are in no bundle: then the bundle code and its YAML parser are never loaded.
   if (!mayHaveBundlesFor(spaces, toolPath)) return { files: [], roots: [] };
   const { findBundlesFor, VerifiedManifestCache } = await import('../bundle/index.js');
@@ -227,13 +241,14 @@ async function bundleFilesFor(
     cache: manifestCache,
     skipUnrelated: true,
   });
-  const files: { absolutePath: string; rawSha256: string }[] = [];
+  const files: BundleFile[] = [];
   const roots = new Set<string>();
   for (const { verified } of covering) {
     for (const [rel, entry] of verified.manifest.files) {
       files.push({
         absolutePath: join(verified.baseDir, ...rel.split('/')),
         rawSha256: entry.sha256,
+        signer: verified.fingerprint,
       });
     }
     for (const folder of verified.manifest.bundle.includes)

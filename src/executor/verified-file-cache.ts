@@ -24,4 +24,13 @@ export class VerifiedFileCache extends TrustedCache<CacheEntry> {
   lookup(key: string, trust: TrustSet, subject: VerifySubject | null = null): string | undefined {
     return this.find(key, trust, subject)?.contentHash;
   }
+
+  /** {@link lookup}'s whole entry: the signed content hash and the key that signed it. */
+  entry(
+    key: string,
+    trust: TrustSet,
+    subject: VerifySubject | null = null,
+  ): CacheEntry | undefined {
+    return this.find(key, trust, subject);
+  }
 }

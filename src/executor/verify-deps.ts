@@ -12,7 +12,7 @@ import {
 import { decodeText, monotonicMs, readFileCappedSync } from '../platform/index.js';
 import { collect, io, partition, type Candidate } from './deps-walk.js';
 import type { VerifyDepsConfig } from './types.js';
-import type { VerifiedFileCache } from './verified-file-cache.js';
+import type { CacheEntry, VerifiedFileCache } from './verified-file-cache.js';
 
 export { VerifiedFileCache } from './verified-file-cache.js';
 
@@ -31,6 +31,12 @@ export interface VerifiedDependency {
   readonly extension: string;
   /** Third-party code (under a `thirdPartyDirs` folder), pinned by hash. */
   readonly thirdParty: boolean;
+  /**
+   * Fingerprint of the key that vouches for the file: its own signature's, or
+   * that of the verified bundle manifest listing it; null for third-party code
+   * (pinned by hash, by the user).
+   */
+  readonly signer: string | null;
 }
 
 export interface DepsReport {
@@ -63,10 +69,11 @@ export interface VerifyDepsInput {
   /**
    * Files that carry no signature (or cannot: `.jsx`, `.css`…) are accepted when
    * a verified bundle manifest lists them with this raw SHA-256 (seed 002: inline
-   * signature OR manifest entry). A file whose signature is present but fails is
-   * never rescued.
+   * signature OR manifest entry): this returns that manifest's signer
+   * (fingerprint), else undefined. A file whose signature is present but fails
+   * is never rescued.
    */
-  readonly manifestCovers?: (absolutePath: string, rawSha256: string) => boolean;
+  readonly manifestCovers?: (absolutePath: string, rawSha256: string) => string | undefined;
   /**
    * Whether a verified bundle manifest lists this path at all: a file with no
    * listed extension is read (and must then match) only when one does; any
@@ -138,18 +145,19 @@ export async function verifyDependencies(input: VerifyDepsInput): Promise<DepsRe
   checks.forEach((check, i) => {
     const verdict = verdicts[i];
     if (check.candidate.kind === 'third-party') {
-      files.push(check.file(acceptThirdParty(check, base, checks, input)));
+      files.push(check.file(acceptThirdParty(check, base, checks, input), null));
       return;
     }
     if (check.candidate.kind === 'other') {
-      files.push(check.file(coveredOther(check, base, input)));
+      files.push(check.file(check.rawSha256, coveredOther(check, base, input)));
       return;
     }
     if (verdict === undefined) {
-      files.push(check.file(check.cached ?? ''));
+      files.push(check.file(check.cached?.contentHash ?? '', check.cached?.fingerprint ?? null));
       return;
     }
-    files.push(check.file(settle(check, verdict, base, input)));
+    const settled = settle(check, verdict, base, input);
+    files.push(check.file(settled.contentHash, settled.signer));
     verified += 1;
   });
   return {
@@ -207,10 +215,11 @@ export function hashDependencies(input: {
   return { base, files, leftOut };
 }
 
-/** A listed file without a signature format must match its manifest entry. */
+/** A listed file without a signature format must match its manifest entry: that manifest's signer. */
 function coveredOther(check: PreparedCheck, base: string, input: VerifyDepsInput): string {
   const c = check.candidate;
-  if (input.manifestCovers?.(c.abs, check.rawSha256) === true) return check.rawSha256;
+  const signer = input.manifestCovers?.(c.abs, check.rawSha256);
+  if (signer !== undefined) return signer;
   throw dependencyError(
     c,
     base,
@@ -225,12 +234,12 @@ function coveredOther(check: PreparedCheck, base: string, input: VerifyDepsInput
 interface PreparedCheck {
   readonly candidate: Candidate;
   readonly key: string;
-  /** The cached content hash on a hit. */
-  readonly cached: string | undefined;
+  /** The cached verdict on a hit. */
+  readonly cached: CacheEntry | undefined;
   /** The decoded text on a miss ('' on a hit: nothing decoded twice). */
   readonly text: string;
   readonly rawSha256: string;
-  readonly file: (contentHash: string) => VerifiedDependency;
+  readonly file: (contentHash: string, signer: string | null) => VerifiedDependency;
 }
 
 /** An error about one dependency names it (relative and absolute) and keeps the verdict's code. */
@@ -270,7 +279,7 @@ function prepare(
   const bytes = guard(() => readFileCappedSync(c.real));
   const rawSha256 = sha256Hex(bytes);
   const key = `${c.real}\0${c.ext}\0${rawSha256}`;
-  const file = (contentHash: string): VerifiedDependency => ({
+  const file = (contentHash: string, signer: string | null): VerifiedDependency => ({
     relativePath: c.rel,
     absolutePath: c.abs,
     contentHash,
@@ -278,26 +287,28 @@ function prepare(
     raw: bytes,
     extension: c.ext,
     thirdParty: c.kind === 'third-party',
+    signer,
   });
   const signed = c.kind === 'signed';
-  const cached = signed ? cache.lookup(key, trust, subject) : undefined;
+  const cached = signed ? cache.entry(key, trust, subject) : undefined;
   const text = cached === undefined && signed ? guard(() => decodeText(bytes, c.abs)) : '';
   return { candidate: c, key, cached, text, rawSha256, file };
 }
 
-/** The content hash of a verified file (remembered in the cache), or the refusal naming it. */
+/** The content hash and signer of a verified file (remembered in the cache), or the refusal naming it. */
 function settle(
   check: PreparedCheck,
   result: VerifyResult,
   base: string,
   input: VerifyDepsInput,
-): string {
+): { contentHash: string; signer: string } {
   const { trust, cache } = input;
   const c = check.candidate;
   const unsignable =
     result.code === 'INTEGRITY_UNSIGNED' || result.code === 'ITEM_UNSUPPORTED_EXTENSION';
-  if (!result.ok && unsignable && input.manifestCovers?.(c.abs, check.rawSha256) === true) {
-    return check.rawSha256;
+  const manifestSigner = unsignable ? input.manifestCovers?.(c.abs, check.rawSha256) : undefined;
+  if (!result.ok && manifestSigner !== undefined) {
+    return { contentHash: check.rawSha256, signer: manifestSigner };
   }
   if (!result.ok || result.contentHash === null || result.fingerprint === null) {
     const why = verdictReason(result);
@@ -314,7 +325,7 @@ function settle(
     fingerprint: result.fingerprint,
     publicKeyPem: trust.get(result.fingerprint)?.publicKeyPem ?? '',
   });
-  return result.contentHash;
+  return { contentHash: result.contentHash, signer: result.fingerprint };
 }
 
 /** The raw hash a third-party file is pinned by, or the refusal naming it. */

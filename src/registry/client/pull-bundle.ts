@@ -8,6 +8,7 @@
 import { RyeError } from '../../errors/index.js';
 import {
   MANIFEST_FILE,
+  assertFoldersOwned,
   claimConflict,
   folderClaimed,
   readDigest,
@@ -57,7 +58,9 @@ export interface PullBundleInput {
  *   every refusal of verifyAnswer and checkBundleAnswer,
  *   REGISTRY_CONTENT_INVALID (a blob with the wrong size or hash),
  *   REGISTRY_PULL_CONFLICT, BUNDLE_FOLDER_CLAIMED (a file or app folder in
- *   another project bundle's folder), INTEGRITY_SYMLINK_ESCAPE, FILE_WRITE_FAILED.
+ *   another project bundle's folder), BUNDLE_FOLDER_OCCUPIED (a file written
+ *   into a folder that holds files the bundle does not own),
+ *   INTEGRITY_SYMLINK_ESCAPE, FILE_WRITE_FAILED.
  */
 export async function pullBundle(
   session: RegistrySession,
@@ -101,15 +104,22 @@ export async function pullBundle(
   const targets = new Map<string, Target>();
   for (const file of checked.files) targets.set(file.path, await inspectTarget(project, file.path));
   const unchanged = new Set<string>();
-  for (const file of checked.files) {
-    const target = targets.get(file.path) as Target;
-    if (await holdsHash(target, file)) unchanged.add(file.path);
-    else refuseOverwrite(target, input.force === true);
-  }
+  for (const file of checked.files)
+    if (await holdsHash(targets.get(file.path) as Target, file)) unchanged.add(file.path);
+  const wanted = checked.files.filter((f) => !unchanged.has(f.path));
+  // No file lands in a folder holding files this bundle does not own (a tool of yours): not even with --force.
+  await assertFoldersOwned({
+    project,
+    manifest: checked.manifest,
+    author: { ...verified.author, owner: label, attestation: '', source: null },
+    paths: wanted.map((f) => f.path),
+    verb: `pull ${label}; nothing was written`,
+  });
+  for (const file of wanted)
+    refuseOverwrite(targets.get(file.path) as Target, input.force === true);
   const manifestUnchanged = await holdsBytes(manifestTarget, manifestBytes);
   if (!manifestUnchanged) refuseOverwrite(manifestTarget, input.force === true);
 
-  const wanted = checked.files.filter((f) => !unchanged.has(f.path));
   const blobs = await download(session, label, wanted, input.onProgress);
   const writes: FileWrite[] = wanted.map((f) => ({
     absolute: (targets.get(f.path) as Target).absolute,
