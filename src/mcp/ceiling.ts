@@ -64,7 +64,8 @@ export async function resolveCeilings(
         : tokenCeiling(ceiling.token, options);
     authority = narrowAuthority(authority, caps, 'ceiling', sandbox);
     // Trees started under a ceiling token are its holder's (recorded with its jti), as from the CLI.
-    if (holder !== undefined && authority.holder === undefined) authority = { ...authority, holder };
+    if (holder !== undefined && authority.holder === undefined)
+      authority = { ...authority, holder };
     origins.push(origin);
   }
   return { authority, origins };
