@@ -4,6 +4,7 @@ import type { TokenHolder } from '../threads/capabilities/index.js';
 import { RegistryDb, registryDbPath } from '../threads/store/index.js';
 import { commandAuthority } from './authority.js';
 import { contextOf, type CliIo, type CommonOptions } from './context.js';
+import { flagGiven } from './flag-scope.js';
 
 /**
  * What a command may do in a process held to a `RYE_CAP_TOKEN`:
@@ -34,6 +35,23 @@ const UNDER_TOKEN: ReadonlyMap<string, 'operation' | 'reach' | 'mint'> = new Map
   ['cap mint', 'mint'],
   // Serves the four operations under the token's authority (docs/mcp.md).
   ['mcp serve', 'operation'],
+]);
+
+/**
+ * Options only the operator gives, per command: refused under any token,
+ * whatever it holds. `thread resume --limit` raises a thread's limits; a
+ * holder never raises its own (docs/threads.md, "Raising a limit").
+ */
+const OPERATOR_FLAGS: ReadonlyMap<string, readonly { flag: string; why: string }[]> = new Map([
+  [
+    'thread resume',
+    [
+      {
+        flag: '--limit',
+        why: "setting a thread's limits is the operator's, never a token holder's (a holder cannot raise its own)",
+      },
+    ],
+  ],
 ]);
 
 /** The commands a process held to a token may run at all. */
@@ -68,6 +86,13 @@ export async function refuseUnderToken(
       `Cannot pass --no-sandbox to \`rye ${name}\` under a RYE_CAP_TOKEN: switching the sandbox off is the operator's, never a token holder's`,
       { command: name, flag: '--no-sandbox' },
     );
+  for (const { flag, why } of OPERATOR_FLAGS.get(name) ?? [])
+    if (flagGiven(options, flag))
+      throw new RyeError(
+        'CAPABILITY_COMMAND_REFUSED',
+        `Cannot pass ${flag} to \`rye ${name}\` under a RYE_CAP_TOKEN: ${why}`,
+        { command: name, flag },
+      );
   if (rule === 'operation') return;
   const ctx = contextOf(options, io);
   const holder = (await commandAuthority(ctx, undefined)).holder;

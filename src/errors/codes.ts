@@ -708,7 +708,7 @@ export const ERROR_CODES = {
   // The thread runner (issue 14, src/threads/loop; THREADS.md sections 2, 5).
   THREAD_LIMIT_EXCEEDED: {
     class: 'failure',
-    hint: 'The thread reached one of its limits (details.limit, current, max); raise it in the directive <limits> and sign it again (--limit only lowers a limit).',
+    hint: 'The thread reached one of its limits (details.limit, current, max). To go on, the operator sets it for this thread: `rye thread resume <id> --message … --limit <limit>=<n>` (signed into the transcript); or raise it in the directive <limits> and sign it again (on `rye execute`, `--limit` only lowers a limit).',
   },
   THREAD_DENIED_REPEATEDLY: {
     class: 'integrity',

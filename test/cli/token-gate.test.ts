@@ -144,6 +144,24 @@ describe('under a RYE_CAP_TOKEN', () => {
     expect(markerRan(p)).toBe(false);
   });
 
+  it('thread resume --limit is the operator’s: refused on a thread the ceiling reaches, nothing sent or written', async () => {
+    const before = [snapshot(p.project), snapshot(p.user)];
+    const requests = p.server.requests.length;
+    for (const limit of ['turns=20', 'spend=0.01']) {
+      const res = await underToken([
+        ...['thread', 'resume', ceilingThread, '--message', 'go on', '--limit', limit],
+      ]);
+      expect(res.code, res.stdout).toBe(3);
+      expect(errorOf(res).code).toBe('CAPABILITY_COMMAND_REFUSED');
+      expect(errorOf(res).message).toContain('--limit');
+    }
+    expect(p.server.requests.length).toBe(requests);
+    expect([snapshot(p.project), snapshot(p.user)]).toEqual(before);
+    // Without --limit the holder resumes the thread it reaches, as before.
+    const plain = await underToken(['thread', 'resume', ceilingThread, '--message', 'go on']);
+    expect(plain.code, plain.stdout).toBe(0);
+  });
+
   it('cap mint only attenuates: never wider, never longer-lived than the token', async () => {
     const wider = await underToken(['cap', 'mint', '--caps', 'rye.execute.tool.*', '--ttl', '10m']);
     expect(errorOf(wider).code).toBe('CAPABILITY_DENIED');

@@ -7,19 +7,30 @@ import { threadInterrupts } from '../thread-interrupts.js';
 import { exitCodeOf, resultLines } from './run-directive.js';
 
 /**
- * `rye thread resume <id> --message TEXT|@file`: THREADS.md §10 through
- * resumeThread, with the provider client built from the re-admitted plan.
+ * `rye thread resume <id> --message TEXT|@file [--limit k=v]…`: THREADS.md §10
+ * through resumeThread, with the provider client built from the re-admitted
+ * plan. `--limit` sets the thread's limits (the operator's decision, signed into
+ * the transcript); its grammar is execute's, checked before anything is read.
  * Exit codes as `rye execute directive`.
  *
- * @throws RyeError THREAD_LOCKED, THREAD_RECORD_INVALID, THREAD_RESUME_PINNED,
- *   TRANSCRIPT_TAMPERED, THREAD_RESUME_NO_USAGE, PROVIDER_AUTH_MISSING
+ * @throws RyeError USAGE_INVALID_ARGUMENT (a bad --limit), THREAD_LOCKED,
+ *   THREAD_RECORD_INVALID, THREAD_RESUME_PINNED, TRANSCRIPT_TAMPERED,
+ *   THREAD_RESUME_NO_USAGE, PROVIDER_AUTH_MISSING
  */
 export async function resumeCommand(
   ctx: CommandContext,
   threadId: string,
-  options: { message: string; caps?: string; rebase?: boolean; sandbox?: boolean },
+  options: {
+    message: string;
+    caps?: string;
+    rebase?: boolean;
+    sandbox?: boolean;
+    limit?: readonly string[];
+  },
   trust: TrustSet,
 ): Promise<number> {
+  const { parseLimitOverrides } = await import('../../threads/directive/index.js');
+  const limits = parseLimitOverrides(options.limit ?? []);
   const { resumeThread } = await import('../../threads/loop/index.js');
   const { createProviderClient, selectProvider } = await import('../../threads/providers/index.js');
   const { readSigner } = await import('../../integrity/index.js');
@@ -47,6 +58,7 @@ export async function resumeCommand(
     },
     signal: interrupts.signal,
     ...(options.rebase === true ? { rebase: true } : {}),
+    ...(Object.keys(limits).length === 0 ? {} : { limits }),
     ...(ctx.json ? {} : { onProgress: progressLine(ctx) }),
   }).finally(() => interrupts.dispose());
   emit(ctx, result, resultLines(result));

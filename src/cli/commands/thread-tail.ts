@@ -81,6 +81,12 @@ function describe(type: string, p: Readonly<Record<string, unknown>>): string {
       return `sealed through seq ${num(p['seq'])} (key ${str(p['fp'])})`;
     case 'limit_hit':
       return `${str(p['limit'])} ${num(p['current'])}/${num(p['max'])}`;
+    case 'limits_set': {
+      const now = (p['limits'] ?? {}) as Record<string, unknown>;
+      const was = (p['previous'] ?? {}) as Record<string, unknown>;
+      const changed = Object.keys(now).filter((k) => now[k] !== was[k]);
+      return `by the operator (key ${str(p['fp'])}): ${changed.map((k) => `${k} ${str(was[k])} → ${str(now[k])}`).join(', ') || 'unchanged'}`;
+    }
     case 'repair':
       return p['kind'] === 'ledger_raised'
         ? `ledger_raised ${str(p['account'])}: ${num(p['ledger_nanos'])} → ${num(p['committed_nanos'])} nanos committed (transcripts: ${num(p['transcript_nanos'])})`

@@ -16,7 +16,12 @@ import { addThreadControl } from './thread-control.js';
 import { addThreadViews } from './thread-tree.js';
 
 type ListOptions = CommonOptions & { status?: string; tree?: string };
-type ResumeOptions = CommonOptions & { message: string; caps?: string; rebase?: boolean };
+type ResumeOptions = CommonOptions & {
+  message: string;
+  caps?: string;
+  rebase?: boolean;
+  limit: string[];
+};
 
 /** `rye thread list|show|verify|resume|cancel|wait|tail`: the index, records, control. */
 export function threadCommand(io: CliIo, run: Runner): Command {
@@ -121,6 +126,12 @@ export function threadCommand(io: CliIo, run: Runner): Command {
         'when the directive changed: end this thread "continued" and run a successor under the new one',
       )
       .option('--caps <caps>', CAPS_OPTION_HELP)
+      .option(
+        '--limit <k=v>',
+        "set a limit of this thread from now on, higher or lower than the directive's (turns, tokens, spend, spawns, depth, duration_seconds, tool_calls); signed into the transcript (the operator only)",
+        (value: string, previous: string[]) => [...previous, value],
+        [] as string[],
+      )
       .option(
         '--no-sandbox',
         "run the thread's tools without the bwrap sandbox (the operator only)",

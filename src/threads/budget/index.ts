@@ -51,6 +51,7 @@ export type {
   RaiseResult,
   ReserveInput,
   ReserveResult,
+  SetLimitResult,
 } from './store.js';
 export { memoryBudgetStore } from './memory-store.js';
 export { openSqliteBudgetStore, sqliteBudgetStore } from './sqlite-store.js';

@@ -24,6 +24,7 @@ import type {
   OpenAccountInput,
   RaiseResult,
   ReserveInput,
+  SetLimitResult,
   ReserveResult,
 } from './store.js';
 
@@ -36,6 +37,7 @@ export interface LedgerTx {
   account(accountId: string): Account | undefined;
   insertAccount(account: Account): void;
   setAccount(accountId: string, committed: Nanos, held: Nanos, state: AccountState): void;
+  setAccountLimit(accountId: string, limit: Nanos | null): void;
   children(accountId: string): readonly Account[];
   attempt(attemptKey: string): Attempt | undefined;
   insertAttempt(attempt: Attempt): void;
@@ -258,6 +260,44 @@ export function raiseCommittedIn(tx: LedgerTx, accountId: string, nanos: Nanos):
     committedNanos: committed,
     raised: committed !== account.committedNanos,
   };
+}
+
+/**
+ * Set an account's spend limit (null = unlimited), higher or lower: the
+ * operator's `rye thread resume --limit spend=…`, recorded in a signed
+ * `limits_set` event. Only that account changes; what it committed and holds
+ * stays, and `committed + held ≤ limit` still holds: a limit below them is
+ * refused. Setting the limit an account has changes nothing (a closed one too);
+ * changing a closed account's is refused.
+ *
+ * @throws RyeError BUDGET_ACCOUNT_INVALID (no such account, or closed),
+ *   BUDGET_AMOUNT_INVALID (not nanos, or below committed + held)
+ */
+export function setLimitIn(
+  tx: LedgerTx,
+  accountId: string,
+  limitNanos: Nanos | null,
+): SetLimitResult {
+  if (limitNanos !== null) requireNanos(limitNanos, 'the spend limit');
+  const account = tx.account(accountId);
+  if (account === undefined) throw accountInvalid(accountId, 'it has no account');
+  if (account.limitNanos === limitNanos)
+    return { accountId, beforeNanos: limitNanos, limitNanos, changed: false };
+  if (account.state !== 'active') throw accountInvalid(accountId, 'it is closed');
+  const spent = account.committedNanos + account.heldNanos;
+  if (limitNanos !== null && limitNanos < spent)
+    throw new RyeError(
+      'BUDGET_AMOUNT_INVALID',
+      `Cannot set the spend limit of ${accountId} to ${limitNanos} nano-USD: it has committed and holds ${spent} already`,
+      {
+        thread: accountId,
+        limit_nanos: limitNanos,
+        committed_nanos: account.committedNanos,
+        held_nanos: account.heldNanos,
+      },
+    );
+  tx.setAccountLimit(accountId, limitNanos);
+  return { accountId, beforeNanos: account.limitNanos, limitNanos, changed: true };
 }
 
 /** Every account of the path, with what it can still reserve. */

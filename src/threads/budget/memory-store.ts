@@ -9,6 +9,7 @@ import {
   refuseIn,
   releaseIn,
   reserveIn,
+  setLimitIn,
   settleIn,
   type LedgerTx,
 } from './ledger-ops.js';
@@ -59,6 +60,7 @@ export function memoryBudgetStore(options: { clock?: Clock } = {}): BudgetStore 
     refuse: (key, status) => run((tx) => refuseIn(tx, key, status, clock.now())),
     close: (threadId) => run((tx) => closeIn(tx, threadId, clock.now())),
     raiseCommitted: (accountId, nanos) => run((tx) => raiseCommittedIn(tx, accountId, nanos)),
+    setLimit: (accountId, limit) => run((tx) => setLimitIn(tx, accountId, limit)),
     balances: (threadId) => run((tx) => balancesIn(tx, threadId)),
     snapshot: (treeId) => Promise.resolve(snapshotOf(t, treeId)),
     dispose: () => undefined,
@@ -100,6 +102,10 @@ function txOver(t: Tables, undo: (() => void)[]): LedgerTx {
       const row = t.accounts.get(id);
       if (row === undefined) return;
       put(t.accounts, id, { ...row, committedNanos: committed, heldNanos: held, state }, undo);
+    },
+    setAccountLimit(id, limit) {
+      const row = t.accounts.get(id);
+      if (row !== undefined) put(t.accounts, id, { ...row, limitNanos: limit }, undo);
     },
     // Sorted like the SQLite store's ORDER BY, so both stores close and report alike.
     children: (id) =>

@@ -13,6 +13,7 @@ import {
   refuseIn,
   releaseIn,
   reserveIn,
+  setLimitIn,
   settleIn,
   type LedgerTx,
 } from './ledger-ops.js';
@@ -111,6 +112,7 @@ export function sqliteBudgetStore(
     refuse: (key, status) => run((t) => refuseIn(t, key, status, clock.now())),
     close: (threadId) => run((t) => closeIn(t, threadId, clock.now())),
     raiseCommitted: (accountId, nanos) => run((t) => raiseCommittedIn(t, accountId, nanos)),
+    setLimit: (accountId, limit) => run((t) => setLimitIn(t, accountId, limit)),
     balances: async (threadId) => read((t) => balancesIn(t, threadId)),
     snapshot: async (treeId) =>
       read((): LedgerSnapshot => ({
@@ -135,6 +137,9 @@ function sqliteTx(db: Database.Database): LedgerTx {
     ),
     setAccount: db.prepare<[number, number, string, string]>(
       'UPDATE account SET committed_nanos = ?, held_nanos = ?, state = ? WHERE account_id = ?',
+    ),
+    setAccountLimit: db.prepare<[number | null, string]>(
+      'UPDATE account SET limit_nanos = ? WHERE account_id = ?',
     ),
     children: db.prepare<[string], AccountRow>(
       'SELECT * FROM account WHERE parent_account_id = ? ORDER BY account_id',
@@ -188,6 +193,7 @@ function sqliteTx(db: Database.Database): LedgerTx {
         state: a.state,
       }),
     setAccount: (id, committed, held, state) => void st.setAccount.run(committed, held, state, id),
+    setAccountLimit: (id, limit) => void st.setAccountLimit.run(limit, id),
     children: (id) => st.children.all(id).map(accountOf),
     attempt: (key) => {
       const row = st.attempt.get(key);

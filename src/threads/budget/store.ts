@@ -70,6 +70,16 @@ export interface RaiseResult {
   readonly raised: boolean;
 }
 
+/** What {@link BudgetStore.setLimit} found and left. */
+export interface SetLimitResult {
+  readonly accountId: string;
+  /** The limit before the call (null = unlimited). */
+  readonly beforeNanos: Nanos | null;
+  /** The limit now. */
+  readonly limitNanos: Nanos | null;
+  readonly changed: boolean;
+}
+
 /** An account with what it can still reserve (null = unlimited). */
 export interface AccountBalance extends Account {
   readonly availableNanos: Nanos | null;
@@ -124,6 +134,14 @@ export interface BudgetStore {
    * @throws RyeError BUDGET_ACCOUNT_INVALID, BUDGET_AMOUNT_INVALID
    */
   raiseCommitted(accountId: string, nanos: Nanos): Promise<RaiseResult>;
+  /**
+   * Set an account's spend limit (null = unlimited), higher or lower, never
+   * below what it committed and holds; those stay. The operator's
+   * `rye thread resume --limit spend=…`, which a signed `limits_set` event records.
+   * @throws RyeError BUDGET_ACCOUNT_INVALID (unknown, or closed),
+   *   BUDGET_AMOUNT_INVALID (not nanos, or below committed + held)
+   */
+  setLimit(accountId: string, limitNanos: Nanos | null): Promise<SetLimitResult>;
   /** The thread's account, then each ancestor's, up to the root. */
   balances(threadId: string): Promise<readonly AccountBalance[]>;
   /** Every row of a tree. */

@@ -9,6 +9,7 @@ export {
   isUnlimited,
   parseLimitOverrides,
   resolveLimits,
+  setLimits,
 } from './limits.js';
 export type { ResolvedLimits } from './limits.js';
 export { renderSummary, returnSchemaOf, validateReturn } from './outputs.js';

@@ -130,3 +130,13 @@ export function clampLimits(child: ResolvedLimits, parent: ResolvedLimits): Reso
     tool_calls: pick(child.tool_calls, parent.tool_calls),
   };
 }
+
+/**
+ * The operator's `rye thread resume --limit k=v`: each named limit replaced,
+ * higher or lower (`0` unlimited), the others kept. Unlike {@link resolveLimits}
+ * this lifts a limit, so only the operator's own signed `limits_set` event
+ * carries its result into a later resume. Pure.
+ */
+export function setLimits(current: ResolvedLimits, set: DirectiveLimits): ResolvedLimits {
+  return { ...current, ...set } as ResolvedLimits;
+}

@@ -2,7 +2,7 @@ import { reopenTranscript, type ReopenedTranscript } from './reopen-transcript.j
 import { RyeError, isRyeError } from '../../errors/index.js';
 import type { Signer, TrustSet } from '../../integrity/index.js';
 import type { DirectiveLimits, DirectiveProgram } from '../../items/index.js';
-import { formatUsd, parsePricing, type BudgetStore } from '../budget/index.js';
+import { formatUsd, type BudgetStore } from '../budget/index.js';
 import { returnSchemaOf } from '../directive/index.js';
 import { systemClock, systemRandom, type Clock, type RandomSource } from '../ids/index.js';
 import {
@@ -36,6 +36,8 @@ import { narrowAuthority, newJti, parseCapability } from '../capabilities/index.
 import { watchCancelRequests } from './cancel-watch.js';
 import { rebaseThread } from './rebase-thread.js';
 import { reconcileLedger, subtreeBudgetEvents } from './reconcile-ledger.js';
+import { applyLimits, limitsToSet, refuseLimitsSet } from './resume-limits.js';
+import { pricingOf } from './admission-facts.js';
 import { ThreadRun, type RunThreadInput } from './thread-run.js';
 
 export interface ResumeThreadInput {
@@ -61,6 +63,13 @@ export interface ResumeThreadInput {
   readonly hookHost?: RunThreadInput['hookHost'];
   /** A changed directive or set: end the thread `continued` and run a successor (rebaseThread). */
   readonly rebase?: boolean;
+  /**
+   * The operator's `--limit k=v` (parseLimitOverrides): sets those limits for
+   * this thread from now on, higher or lower than the directive's, recorded as
+   * a signed `limits_set` event (resume-limits.ts). Never a token holder's:
+   * the CLI refuses it under RYE_CAP_TOKEN, and MCP offers no resume.
+   */
+  readonly limits?: DirectiveLimits;
 }
 
 /**
@@ -73,12 +82,16 @@ export interface ResumeThreadInput {
  * reconcile the ledger with the signed transcripts (an account whose committed
  * spend is below theirs is raised to it, `repair{kind: "ledger_raised"}`),
  * settle attempts a crash left open in the ledger (their reservation is
- * charged; none on record is THREAD_RESUME_NO_USAGE), then append the message
- * and continue the same transcript with cumulative cost and limits.
+ * charged; none on record is THREAD_RESUME_NO_USAGE), take the limits of the
+ * last signed `limits_set` and the operator's `limits` (resume-limits.ts;
+ * USAGE_INVALID_ARGUMENT, BUDGET_UNPRICED_MODEL before anything is written),
+ * then append the message and continue the same transcript with cumulative
+ * cost and limits.
  */
 export async function resumeThread(input: ResumeThreadInput): Promise<ThreadResult> {
   const clock = input.clock ?? systemClock;
   const random = input.random ?? systemRandom;
+  const set = limitsToSet(input);
   const paths = threadPaths(input.projectRoot, input.threadId);
   checkThreadDir(input.projectRoot, paths);
   // Requests recorded before this process owned the tree were for an earlier owner.
@@ -89,9 +102,10 @@ export async function resumeThread(input: ResumeThreadInput): Promise<ThreadResu
   let writer: ReopenedTranscript['writer'] | undefined;
   try {
     // Only a thread your own key signed is resumed (THREAD_RECORD_FOREIGN); its
-    // limits are the pinned directive's, narrowed (never lifted) by the record.
+    // limits are the pinned directive's, narrowed (never lifted) by the record,
+    // until the transcript's signed limits_set replaces them (applyLimits).
     const record = await readThreadRecord(paths, input.trust, { own: input.signer.fingerprint });
-    const plan = await planDirectiveOperation(
+    let plan = await planDirectiveOperation(
       await resumeOps(input, record),
       record.directive.id,
       record.inputs,
@@ -127,6 +141,7 @@ export async function resumeThread(input: ResumeThreadInput): Promise<ThreadResu
     registry = RegistryDb.open(registryDbPath(input.projectRoot), { clock });
     const budget = registry.budgetStore();
     if (record.parent !== null) await requireOpenAccounts(budget, paths.threadId);
+    if (set !== undefined) await refuseLimitsSet(set, { record, plan, budget });
     const client = await input.client(plan);
     const loaded = await loadOperation(input.ops, {
       item_type: 'directive',
@@ -167,6 +182,16 @@ export async function resumeThread(input: ResumeThreadInput): Promise<ThreadResu
       });
       cost = { ...cost, spend_nanos: cost.spend_nanos + released.committedNanos };
     }
+    plan = {
+      ...plan,
+      limits: await applyLimits(plan.limits, events, set, {
+        record,
+        budget,
+        writer,
+        signer: input.signer,
+        onProgress: input.onProgress,
+      }),
+    };
     // Sealed before the record says running: a finished thread's transcript
     // never holds an unsealed event (readers refuse one).
     if (writer.head?.seq !== repairedHead) writer.checkpoint(input.signer);
@@ -189,7 +214,7 @@ export async function resumeThread(input: ResumeThreadInput): Promise<ThreadResu
       ...(input.signal === undefined ? {} : { signal: input.signal }),
       ...(input.hookHost === undefined ? {} : { hookHost: input.hookHost }),
     };
-    const pricing = parsePricing(plan.model.pricing, plan.model.model);
+    const { pricing } = pricingOf(plan);
     // A resumed thread gets a new token: a new jti and holder key, so the old
     // token stops verifying (THREADS.md §10 step 8). A root resumes at the
     // head of a fresh in-process tree and may spawn again; a child resumes
@@ -215,6 +240,7 @@ export async function resumeThread(input: ResumeThreadInput): Promise<ThreadResu
     const jti = token?.jti ?? newJti(random);
     const running = {
       ...record,
+      limits: { ...plan.limits },
       status: 'running' as const,
       token: { jti, exp: token?.exp ?? record.token?.exp ?? 0 },
       updated_at: new Date(clock.now()).toISOString(),

@@ -3,6 +3,7 @@ import { sha256Hex, verifyBytes, verifyBytesAsync, type TrustSet } from '../../i
 import { prepareCheckpoint, type PendingSignature } from './checkpoint.js';
 import { MAX_EVENT_BYTES } from './encode.js';
 import { isEventType, type StoredEvent } from './event.js';
+import { limitsSetProblem } from './limits-set.js';
 import { macProblem, type MacKeyring } from './mac.js';
 import type { TranscriptLines } from './reader.js';
 import type { TranscriptHead } from './writer.js';
@@ -32,7 +33,7 @@ export interface VerifiedTranscript {
 export interface VerifyTranscriptOptions {
   /** The thread the transcript must belong to (from the verified record or the path). */
   readonly thread: string;
-  /** Keys checkpoints may be signed by: the local user's own key. */
+  /** Keys checkpoints and `limits_set` events may be signed by: the local user's own key. */
   readonly trust: TrustSet;
   /**
    * The user's per-thread MAC keys: every event after the last checkpoint
@@ -82,7 +83,8 @@ const ISO_TS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
  * line index, `prev` the SHA-256 of the previous line's bytes (null at seq 0,
  * which is `thread_created`), every checkpoint sealing the line before it
  * under a trusted key, the Ed25519 signature of the last checkpoint (of
- * every checkpoint with `checkpoints: 'all'`), and the MAC of every event
+ * every checkpoint with `checkpoints: 'all'`) and of every `limits_set`
+ * event (by a key in `trust`), and the MAC of every event
  * after the last checkpoint under the thread's key (of every v2 event with
  * `all`). Pure over the bytes, the trust set and the keyring.
  *
@@ -140,7 +142,7 @@ function checksAll(options: VerifyTranscriptOptions): boolean {
 }
 
 /**
- * Everything but the Ed25519 checks. Stops at the first structural violation
+ * Everything but the checkpoints' Ed25519 checks. Stops at the first structural violation
  * and keeps the checkpoints before it, so whichever problem comes first in seq
  * order is the one reported.
  */
@@ -181,6 +183,11 @@ function walkChain(split: TranscriptLines, options: VerifyTranscriptOptions): Wa
         if (typeof pending === 'string') throw tampered(seq, `bad checkpoint: ${pending}`);
         signatures.push({ ...pending, seq });
         lastCheckpointSeq = seq;
+      }
+      if (event.type === 'limits_set') {
+        // Verified here, every one: rare, and each raises a limit the record cannot.
+        const problem = limitsSetProblem(event.payload, options.thread, seq, options.trust);
+        if (problem !== null) throw tampered(seq, `bad limits_set: ${problem}`);
       }
       events.push(event);
       prev = hash;

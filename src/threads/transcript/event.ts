@@ -1,3 +1,5 @@
+import type { LimitsSetPayload } from './limits-set.js';
+
 /**
  * The transcript's event envelope and payloads (THREADS.md §9). One event is
  * one line of `transcript.jsonl`:
@@ -49,6 +51,8 @@ export const EVENT_TYPES = [
   'compaction',
   'repair',
   'checkpoint',
+  // The operator set the thread's limits on resume (`--limit`), signed with the user key.
+  'limits_set',
   ...TERMINAL_EVENT_TYPES,
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
@@ -195,6 +199,8 @@ export interface Payloads {
     committed_nanos?: number;
   };
   checkpoint: { head: string; seq: number; fp: string; sig: string };
+  /** See limits-set.ts: every limit after and before, Ed25519 by the user key over `{limits, previous, seq, thread}`. */
+  limits_set: LimitsSetPayload;
 }
 
 export type TerminalPayload = {

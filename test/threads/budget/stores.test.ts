@@ -464,6 +464,64 @@ describe.each(STORE_KINDS)('%s budget store', (_kind, make) => {
     expect((await t.store.balances(t.root))[0]?.committedNanos).toBe(0);
   });
 
+  it('setLimit raises or lowers one account’s limit (null = unlimited); what it committed and holds stays', async () => {
+    const t = await tree(make);
+    await t.store.reserve({
+      attemptKey: key(t.mid, 1),
+      threadId: t.mid,
+      requestSha256: SHA,
+      worstNanos: 500,
+    });
+    // mid (600) has 100 left: a reservation of 300 is denied until the limit is raised.
+    const big = { threadId: t.mid, requestSha256: SHA, worstNanos: 300 };
+    expect(await t.store.reserve({ ...big, attemptKey: key(t.mid, 2) })).toMatchObject({
+      granted: false,
+      accountId: t.mid,
+    });
+    expect(await t.store.setLimit(t.mid, 900)).toEqual({
+      accountId: t.mid,
+      beforeNanos: 600,
+      limitNanos: 900,
+      changed: true,
+    });
+    expect(await t.store.reserve({ ...big, attemptKey: key(t.mid, 3) })).toMatchObject({
+      granted: true,
+    });
+    // Only that account: the root keeps its 1000 and its holds.
+    expect((await t.store.balances(t.mid)).map((b) => [b.limitNanos, b.heldNanos])).toEqual([
+      [900, 800],
+      [1000, 800],
+    ]);
+    expect(await t.store.setLimit(t.mid, 900)).toMatchObject({ changed: false });
+    // Never under what it committed and holds (800): committed + held ≤ limit stays true.
+    await expectRyeErrorAsync(() => t.store.setLimit(t.mid, 799), 'BUDGET_AMOUNT_INVALID');
+    await t.store.setLimit(t.mid, 800);
+    expect((await t.store.balances(t.mid))[0]).toMatchObject({
+      limitNanos: 800,
+      heldNanos: 800,
+      availableNanos: 0,
+    });
+    expect(await t.store.setLimit(t.mid, null)).toMatchObject({
+      beforeNanos: 800,
+      limitNanos: null,
+    });
+    expect((await t.store.balances(t.mid))[0]?.availableNanos).toBeNull();
+  });
+
+  it('setLimit refuses an unknown or closed account and a limit that is not nanos, changing nothing', async () => {
+    const t = await tree(make);
+    await expectRyeErrorAsync(() => t.store.setLimit(tid('ghost'), 10), 'BUDGET_ACCOUNT_INVALID');
+    for (const bad of [-1, 1.5, Number.NaN]) {
+      await expectRyeErrorAsync(() => t.store.setLimit(t.root, bad), 'BUDGET_AMOUNT_INVALID');
+    }
+    await t.store.close(t.leaf);
+    await expectRyeErrorAsync(() => t.store.setLimit(t.leaf, 10), 'BUDGET_ACCOUNT_INVALID');
+    // Its own limit again changes nothing, closed or not.
+    expect(await t.store.setLimit(t.leaf, null)).toMatchObject({ changed: false });
+    const after = await t.store.balances(t.leaf);
+    expect(after.map((b) => b.limitNanos)).toEqual([null, 600, 1000]);
+  });
+
   it('rolls a failed operation back whole', async () => {
     const t = await tree(make, {
       root: null as unknown as number,

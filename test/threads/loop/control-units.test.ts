@@ -121,5 +121,15 @@ describe('eventLine()', () => {
         }),
       ),
     ).toContain('THREAD_CANCELLED: m (1 turns)');
+    expect(
+      eventLine(
+        event(14, 'limits_set', {
+          limits: { turns: 40, spend: '2.50', tokens: 100 },
+          previous: { turns: 25, spend: '2.50', tokens: 100 },
+          fp: 'abc',
+          sig: 's',
+        }),
+      ),
+    ).toContain('by the operator (key abc): turns 25 → 40');
   });
 });
