@@ -167,25 +167,30 @@ describe('key scopes, through the CLI', () => {
   });
 
   it('a bundle manifest signed by a key not scoped for the bundle does not cover an unsigned file', async () => {
-    const setup = async (scope: KeyScope) => {
+    // `toolsBy`: who signed the folder's tools, you or the bundle's author.
+    const setup = async (scope: KeyScope, toolsBy: 'you' | 'bundler' = 'you') => {
       const p = await makeExecProject();
       const marker = join(p.project, 'markers', 'marker');
-      p.write('.ai/tools/apps/notes/__init__.py', '');
+      const bundler = stranger(p, 'bundler', scope);
       // Unsigned: only a manifest entry could authenticate it.
       p.write(
         '.ai/tools/apps/notes/helper.py',
         `open(${JSON.stringify(marker)}, "w").write("ran")\n`,
       );
-      p.write(
-        '.ai/tools/apps/notes/run.py',
-        markerTool('apps/notes', join(p.project, 'markers', 'unused'), PY_RUNTIME).replace(
-          'import json',
-          'import json\nimport helper',
-        ),
-      );
-      await p.sign('tool', 'apps/notes/run');
-      await p.sign('tool', 'apps/notes/__init__');
-      const bundler = stranger(p, 'bundler', scope);
+      const run = markerTool(
+        'apps/notes',
+        join(p.project, 'markers', 'unused'),
+        PY_RUNTIME,
+      ).replace('import json', 'import json\nimport helper');
+      if (toolsBy === 'bundler') {
+        writeSigned(p, '.ai/tools/apps/notes/__init__.py', '', bundler);
+        writeSigned(p, '.ai/tools/apps/notes/run.py', run, bundler);
+      } else {
+        p.write('.ai/tools/apps/notes/__init__.py', '');
+        p.write('.ai/tools/apps/notes/run.py', run);
+        await p.sign('tool', 'apps/notes/run');
+        await p.sign('tool', 'apps/notes/__init__');
+      }
       await createBundle({
         spaces: p.spaces,
         bundleId: 'apps/notes',
@@ -208,10 +213,19 @@ describe('key scopes, through the CLI', () => {
     expect((await execute(toolsOnly.p, 'apps/notes/run')).code).toBe(3);
     expect(existsSync(toolsOnly.marker)).toBe(false);
 
-    const allowed = await setup({ ids: ['apps/notes'], itemTypes: ['bundle'] });
+    // Scoped for the bundle, the manifest covers the file for the bundle's own
+    // tools; a tool of yours in that folder does not run the author's file.
+    const allowed = await setup(
+      { ids: ['apps/notes', 'apps/notes/**'], itemTypes: ['bundle', 'tool'] },
+      'bundler',
+    );
     const ok = await execute(allowed.p, 'apps/notes/run');
     expect(ok.code, ok.stdout + ok.stderr).toBe(0);
     expect(existsSync(allowed.marker)).toBe(true);
+    const mixed = await setup({ ids: ['apps/notes'], itemTypes: ['bundle'] });
+    const refused2 = await execute(mixed.p, 'apps/notes/run');
+    expect(refused2.json()).toMatchObject({ error: { code: 'EXECUTOR_DEPENDENCY_SIGNER_MIXED' } });
+    expect(existsSync(mixed.marker)).toBe(false);
   });
 });
 
