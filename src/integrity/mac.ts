@@ -31,7 +31,10 @@ export function macHex(key: KeyObject, ...parts: readonly (string | Uint8Array)[
   return hmac.digest('hex');
 }
 
-/** True when `hex` is the HMAC-SHA256 of the parts, compared in constant time. */
+/**
+ * True when `hex` is the HMAC-SHA256 of the parts, or its first bytes (a
+ * truncated tag of at least 128 bits, RFC 2104 §5), compared in constant time.
+ */
 export function macMatches(
   key: KeyObject,
   hex: string,
@@ -41,5 +44,7 @@ export function macMatches(
   for (const part of parts) hmac.update(part);
   const expected = hmac.digest();
   const actual = Buffer.from(hex, 'hex');
-  return actual.length === expected.length && timingSafeEqual(actual, expected);
+  if (actual.length < 16 || actual.length > expected.length || actual.length * 2 !== hex.length)
+    return false;
+  return timingSafeEqual(actual, expected.subarray(0, actual.length));
 }

@@ -4,7 +4,7 @@ import { prepareCheckpoint, type PendingSignature } from './checkpoint.js';
 import { MAX_EVENT_BYTES } from './encode.js';
 import { isEventType, type StoredEvent } from './event.js';
 import { limitsSetProblem } from './limits-set.js';
-import { macProblem, type MacKeyring } from './mac.js';
+import { TAG_RE, macProblem, type MacKeyring } from './mac.js';
 import type { TranscriptLines } from './reader.js';
 import type { TranscriptHead } from './writer.js';
 
@@ -275,7 +275,7 @@ function parseEnvelope(line: Buffer, seq: number): StoredEvent {
   const { payload } = e;
   if (
     count !== fieldsOf(e['v']) ||
-    (count === 8 && (typeof e['mac'] !== 'string' || !/^[0-9a-f]{64}$/.test(e['mac']))) ||
+    (count === 8 && (typeof e['mac'] !== 'string' || !TAG_RE.test(e['mac']))) ||
     e['seq'] !== seq ||
     typeof e['ts'] !== 'string' ||
     !ISO_TS.test(e['ts']) ||

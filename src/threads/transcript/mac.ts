@@ -15,12 +15,15 @@ export interface MacKeyring {
 /** The HKDF salt: names what the derived keys are for. */
 const PURPOSE = 'rye transcript event mac v2';
 
-/** `,"mac":"` + 64 hex + `"}`: how every v2 line ends. */
-const MAC_TAIL_BYTES = 8 + 64 + 2;
+/** The tag: HMAC-SHA256 truncated to 128 bits (RFC 2104 §5, as HMAC-SHA-256-128 in RFC 4868), 32 hex digits. */
+const TAG_HEX = 32;
+/** `,"mac":"` + 32 hex + `"}`: how every v2 line ends. */
+const MAC_TAIL_BYTES = 8 + TAG_HEX + 2;
 const MAC_OPEN = Buffer.from(',"mac":"', 'latin1');
 const CLOSE = '}';
+export const TAG_RE = /^[0-9a-f]{32}$/;
 
-/** How many bytes {@link withMac} adds to a line. */
+/** How many bytes {@link macLine} adds to a line. */
 export const MAC_EXTRA_BYTES = MAC_TAIL_BYTES - 1;
 
 /** The keyring of the user key `signer`; each thread's key is derived once. */
@@ -40,16 +43,12 @@ export function macKeyring(signer: Signer): MacKeyring {
 }
 
 /**
- * A v2 line, `\n` included, from the UTF-8 bytes of the same line without
- * its MAC (`{…,"payload":{…}}`): the HMAC-SHA256 of those exact bytes, under
- * the thread's key, as a last field. Pure over the key.
+ * A v2 line, `\n` included, from the same line without its MAC
+ * (`{…,"payload":{…}}`): the tag of its exact UTF-8 bytes, under the
+ * thread's key, as a last field. Pure over the key.
  */
-export function macLine(key: KeyObject, bare: Buffer): Buffer {
-  const hex = macHex(key, bare);
-  const line = Buffer.allocUnsafe(bare.length + MAC_EXTRA_BYTES + 1);
-  bare.copy(line, 0, 0, bare.length - 1);
-  line.write(`,"mac":"${hex}"}\n`, bare.length - 1, 'latin1');
-  return line;
+export function macLine(key: KeyObject, bare: string): string {
+  return `${bare.slice(0, -1)},"mac":"${macHex(key, bare).slice(0, TAG_HEX)}"}\n`;
 }
 
 /**
@@ -63,8 +62,8 @@ export function macProblem(key: KeyObject, line: Buffer): string | null {
     return 'its MAC is not the last field';
   }
   const hex = line.toString('latin1', start + MAC_OPEN.length, line.length - 2);
-  if (!/^[0-9a-f]{64}$/.test(hex) || line.toString('latin1', line.length - 2) !== '"}') {
-    return 'its MAC is not 64 hex digits';
+  if (!TAG_RE.test(hex) || line.toString('latin1', line.length - 2) !== '"}') {
+    return `its MAC is not ${TAG_HEX} hex digits`;
   }
   return macMatches(key, hex, line.subarray(0, start), CLOSE)
     ? null

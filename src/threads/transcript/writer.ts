@@ -119,16 +119,15 @@ export class TranscriptWriter {
     const bare = (json: string): string => envelopeLine(seq, ts, this.#thread, type, prev, json);
     // Fast path: the whole payload fits and holds nothing shaped like an artifact reference.
     const whole = payloadJson(payload);
-    let unmaced = Buffer.from(bare(whole), 'utf8');
-    if (unmaced.length + MAC_EXTRA_BYTES > MAX_EVENT_BYTES || whole.includes('"$artifact"')) {
+    let bytes = Buffer.from(macLine(this.#key, bare(whole)), 'utf8');
+    if (bytes.length - 1 > MAX_EVENT_BYTES || whole.includes('"$artifact"')) {
       const spilled = encodePayload(
         payload,
         this.#artifactsDir,
         (json) => Buffer.byteLength(bare(json), 'utf8') + MAC_EXTRA_BYTES,
       );
-      unmaced = Buffer.from(bare(spilled), 'utf8');
+      bytes = Buffer.from(macLine(this.#key, bare(spilled)), 'utf8');
     }
-    const bytes = macLine(this.#key, unmaced);
     this.#write(bytes);
     this.#head = { seq, hash: sha256Hex(bytes.subarray(0, bytes.length - 1)) };
     return {

@@ -55,13 +55,13 @@ describe('per-event MACs', () => {
     const verified = verifyFile(t.path, t.thread);
     expect(verified.unsealed).toBe(3);
     expect(verified.unverified).toBe(0);
-    expect(verified.events.at(-1)?.mac).toMatch(/^[0-9a-f]{64}$/);
+    expect(verified.events.at(-1)?.mac).toMatch(/^[0-9a-f]{32}$/);
   });
 
   it('refuses an event after the last checkpoint that carries no MAC, a wrong one, or another key’s, naming its seq', () => {
     const forgeries = [
       forgedLineWith(null),
-      forgedLineWith('0'.repeat(64)),
+      forgedLineWith('0'.repeat(32)),
       // MACed correctly, but under another user's key: their rye, not yours.
       forgedLineWith('stranger'),
     ];
@@ -77,7 +77,7 @@ describe('per-event MACs', () => {
 
   it('a forged event is never re-sealed: repair is not reached and the file keeps its bytes', () => {
     const t = crashedTranscript();
-    appendFileSync(t.path, `${forgedLineWith('0'.repeat(64))(t)}\n`);
+    appendFileSync(t.path, `${forgedLineWith('0'.repeat(32))(t)}\n`);
     const before = readFileSync(t.path);
     expectRyeError(() => verifyFile(t.path, t.thread), 'TRANSCRIPT_TAMPERED');
     expect(readFileSync(t.path).equals(before)).toBe(true);
@@ -132,7 +132,7 @@ function forgedLineWith(mac: string | null): (t: ReturnType<typeof newTranscript
     if (mac !== 'stranger') return forgedLine(t.path, t.thread, mac);
     const bare = forgedLine(t.path, t.thread, null).replace('{"v":1,', '{"v":2,');
     const key = macKeyring(stranger.signer).keyFor(t.thread);
-    return `${bare.slice(0, -1)},"mac":"${createHmac('sha256', key).update(bare).digest('hex')}"}`;
+    return `${bare.slice(0, -1)},"mac":"${createHmac('sha256', key).update(bare).digest('hex').slice(0, 32)}"}`;
   };
 }
 
