@@ -64,6 +64,20 @@ export function prepareCheckpoint(
   if (typeof seq !== 'number' || !Number.isSafeInteger(seq) || seq < 0) {
     return 'its seq is not a count';
   }
+  return pendingSignature(fp, sig, () => checkpointMessage(thread, seq, head), trust);
+}
+
+/**
+ * A user-key signature carried in an event (`fp`, `sig`): well-formed, by a
+ * key in `trust`, with the message it must verify over. Returns the problem
+ * as a sentence, or what is left to verify. Pure.
+ */
+export function pendingSignature(
+  fp: unknown,
+  sig: unknown,
+  message: () => Buffer,
+  trust: TrustSet,
+): string | PendingSignature {
   if (typeof fp !== 'string' || typeof sig !== 'string' || !SIG_TEXT.test(sig)) {
     return 'its fingerprint or signature is malformed';
   }
@@ -73,7 +87,7 @@ export function prepareCheckpoint(
   }
   return {
     key: trusted.key,
-    message: checkpointMessage(thread, seq, head),
+    message: message(),
     signature: Buffer.from(sig.replace(/=+$/, ''), 'base64url'),
   };
 }

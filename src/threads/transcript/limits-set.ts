@@ -8,6 +8,7 @@ import {
   type TrustSet,
 } from '../../integrity/index.js';
 import { LIMIT_NAMES, parseLimitValue } from '../../items/index.js';
+import { pendingSignature } from './checkpoint.js';
 import type { StoredEvent } from './event.js';
 
 /** Every limit of a thread, as `thread.json` holds them: integers, and `spend` a decimal USD string. */
@@ -23,8 +24,6 @@ export interface LimitsSetPayload {
   readonly fp: string;
   readonly sig: string;
 }
-
-const SIG_TEXT = /^[A-Za-z0-9_-]{86}(?:==)?$/;
 
 /**
  * The signed bytes: canonical JSON of `{limits, previous, seq, thread}`
@@ -70,12 +69,14 @@ export function limitsSetProblem(
   const { limits, previous, fp, sig } = payload;
   const problem = limitsProblem(limits) ?? limitsProblem(previous);
   if (problem !== null) return problem;
-  if (typeof fp !== 'string' || typeof sig !== 'string' || !SIG_TEXT.test(sig))
-    return 'its fingerprint or signature is malformed';
-  const trusted = trust.get(fp);
-  if (trusted === undefined) return `it is signed by key ${fp.slice(0, 16)}, which is not trusted`;
-  const message = limitsSetMessage(thread, seq, limits as LimitsRecord, previous as LimitsRecord);
-  return verifyBytes(trusted.key, message, Buffer.from(sig.replace(/=+$/, ''), 'base64url'))
+  const pending = pendingSignature(
+    fp,
+    sig,
+    () => limitsSetMessage(thread, seq, limits as LimitsRecord, previous as LimitsRecord),
+    trust,
+  );
+  if (typeof pending === 'string') return pending;
+  return verifyBytes(pending.key, pending.message, pending.signature)
     ? null
     : 'its signature does not verify';
 }
