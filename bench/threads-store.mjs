@@ -27,7 +27,7 @@ import {
   memoryBudgetStore,
   openSqliteBudgetStore,
 } from '../dist/src/threads/budget/index.js';
-import { fixedClock, newThreadId } from '../dist/src/threads/ids/index.js';
+import { fixedClock, newThreadId } from '../dist/src/ids/index.js';
 import {
   TranscriptWriter,
   macKeyring,

@@ -153,8 +153,8 @@ export type {
   Visible,
 } from './threads/catalog/index.js';
 // Threads foundation (issue 14): thread ids, the budget ledger, transcripts, thread records.
-export { newThreadId, parseThreadId, systemClock } from './threads/ids/index.js';
-export type { Clock, ThreadId } from './threads/ids/index.js';
+export { newThreadId, parseThreadId, systemClock } from './ids/index.js';
+export type { Clock, ThreadId } from './ids/index.js';
 export {
   chargeForUsage,
   formatUsd,

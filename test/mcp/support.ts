@@ -11,7 +11,7 @@ import {
   parseCapability,
   sealToken,
 } from '../../src/threads/capabilities/index.js';
-import { newThreadId } from '../../src/threads/ids/index.js';
+import { newThreadId } from '../../src/ids/index.js';
 import { RYE_BIN } from '../helpers/cli.js';
 import { makeCatalogProject, type CatalogProject } from '../helpers/catalog.js';
 import { hostPidOf } from '../helpers/process-alive.js';

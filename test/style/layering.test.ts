@@ -15,6 +15,7 @@ const SRC = fileURLToPath(new URL('../../src', import.meta.url));
 const LAYERS: readonly (readonly string[])[] = [
   ['errors'],
   ['platform'],
+  ['ids'],
   ['integrity'],
   ['items'],
   ['lockfile', 'bundle'],
@@ -42,7 +43,6 @@ const EXTRA_DOORS: readonly string[] = [
     'conversation',
     'directive',
     'hooks',
-    'ids',
     'loop',
     'ops',
     'prompt',
@@ -146,7 +146,7 @@ describe('layering (STYLE.md)', () => {
 
   it('flags an import of a higher layer and one around a door', () => {
     expect(layeringProblem({ from: 'items/x.ts', to: 'executor/index.ts', line: 1 })).toMatch(
-      /items \(layer 3\) imports the higher executor \(layer 6\)/,
+      /items \(layer \d+\) imports the higher executor \(layer \d+\)/,
     );
     expect(layeringProblem({ from: 'cli/x.ts', to: 'bundle/verify.ts', line: 1 })).toMatch(
       /around the door bundle\/index.ts/,

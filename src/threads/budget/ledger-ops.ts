@@ -1,5 +1,5 @@
 import { RyeError } from '../../errors/index.js';
-import { tryParseThreadId } from '../ids/index.js';
+import { tryParseThreadId } from '../../ids/index.js';
 import {
   availableOf,
   decideRefused,

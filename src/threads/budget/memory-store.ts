@@ -1,4 +1,4 @@
-import { systemClock, type Clock } from '../ids/index.js';
+import { systemClock, type Clock } from '../../ids/index.js';
 import type { Account, Attempt, Debit } from './ledger.js';
 import {
   balancesIn,

@@ -2,7 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type Database from 'better-sqlite3';
 import { openSqlite } from '../../platform/index.js';
-import { systemClock, type Clock } from '../ids/index.js';
+import { systemClock, type Clock } from '../../ids/index.js';
 import type { Account, AccountState, Attempt, AttemptState, ChargeBasis, Debit } from './ledger.js';
 import {
   balancesIn,

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { RyeError } from '../../errors/index.js';
 import { fingerprintOf, type Signer } from '../../integrity/index.js';
 import { keyDir, type Spaces } from '../../items/index.js';
-import { newThreadId } from '../ids/index.js';
+import { newThreadId } from '../../ids/index.js';
 import { audienceOf } from './audience.js';
 import type { CapSet } from './cap-set.js';
 import { newHolderKey } from './holder-key.js';

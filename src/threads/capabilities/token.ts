@@ -5,7 +5,7 @@ import {
   sha256Hex,
   type Signer,
 } from '../../integrity/index.js';
-import { systemRandom, type RandomSource } from '../ids/index.js';
+import { systemRandom, type RandomSource } from '../../ids/index.js';
 import { compileCaps, capStrings, type CapSet } from './cap-set.js';
 import type { Capability } from './capability.js';
 import type { HolderKey } from './holder-key.js';

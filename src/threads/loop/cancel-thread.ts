@@ -2,7 +2,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { RyeError, isRyeError } from '../../errors/index.js';
 import type { Signer, TrustSet } from '../../integrity/index.js';
 import { escapeControl } from '../../platform/index.js';
-import { systemClock, type Clock } from '../ids/index.js';
+import { systemClock, type Clock } from '../../ids/index.js';
 import { readThreadOutcome, type ThreadOutcome } from '../outcome/index.js';
 import {
   CancelRequests,

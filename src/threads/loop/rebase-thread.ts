@@ -2,7 +2,7 @@ import { reopenTranscript } from './reopen-transcript.js';
 import { RyeError } from '../../errors/index.js';
 import type { DirectiveProgram } from '../../items/index.js';
 import { returnSchemaOf } from '../directive/index.js';
-import { newThreadId, type Clock, type RandomSource } from '../ids/index.js';
+import { newThreadId, type Clock, type RandomSource } from '../../ids/index.js';
 import { loadOperation, type DirectivePlan } from '../ops/index.js';
 import {
   RegistryDb,

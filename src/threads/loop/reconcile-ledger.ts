@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { RyeError, isRyeError } from '../../errors/index.js';
 import { addNanos, isNanos, type BudgetStore, type Nanos } from '../budget/index.js';
-import { tryParseThreadId } from '../ids/index.js';
+import { tryParseThreadId } from '../../ids/index.js';
 import { checkThreadDir, threadPaths } from '../store/index.js';
 import {
   readTranscriptBytes,

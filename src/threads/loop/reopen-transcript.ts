@@ -1,5 +1,5 @@
 import type { Signer, TrustSet } from '../../integrity/index.js';
-import type { Clock } from '../ids/index.js';
+import type { Clock } from '../../ids/index.js';
 import type { ThreadPaths } from '../store/index.js';
 import {
   macKeyring,

@@ -4,7 +4,7 @@ import type { Signer, TrustSet } from '../../integrity/index.js';
 import type { DirectiveLimits, DirectiveProgram } from '../../items/index.js';
 import { formatUsd, type BudgetStore } from '../budget/index.js';
 import { returnSchemaOf } from '../directive/index.js';
-import { systemClock, systemRandom, type Clock, type RandomSource } from '../ids/index.js';
+import { systemClock, systemRandom, type Clock, type RandomSource } from '../../ids/index.js';
 import {
   loadOperation,
   planDirectiveOperation,

@@ -1,4 +1,4 @@
-import { newThreadId, systemClock, systemRandom } from '../ids/index.js';
+import { newThreadId, systemClock, systemRandom } from '../../ids/index.js';
 import { rememberEnvSecrets } from '../../platform/index.js';
 import {
   RegistryDb,

@@ -1,7 +1,7 @@
 import { reopenTranscript } from './reopen-transcript.js';
 import { RyeError, isRyeError } from '../../errors/index.js';
 import type { Signer, TrustSet } from '../../integrity/index.js';
-import type { Clock } from '../ids/index.js';
+import type { Clock } from '../../ids/index.js';
 import {
   writeThreadRecord,
   type RegistryDb,

@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { setTimeout as delay } from 'node:timers/promises';
 import { RyeError, isRyeError } from '../../errors/index.js';
 import type { Signer, TrustSet } from '../../integrity/index.js';
-import { parseThreadId } from '../ids/index.js';
+import { parseThreadId } from '../../ids/index.js';
 import { readThreadOutcome, type ThreadOutcome } from '../outcome/index.js';
 import {
   RegistryDb,

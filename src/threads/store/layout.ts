@@ -2,7 +2,7 @@ import { existsSync, lstatSync, mkdirSync, realpathSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { RyeError } from '../../errors/index.js';
 import { relativeInside } from '../../platform/index.js';
-import { parseThreadId } from '../ids/index.js';
+import { parseThreadId } from '../../ids/index.js';
 
 /** Where one thread's files live (THREADS.md §8). */
 export interface ThreadPaths {

@@ -11,7 +11,7 @@ import {
   type BudgetStore,
   type Migration,
 } from '../budget/index.js';
-import { parseThreadId, systemClock, type Clock } from '../ids/index.js';
+import { parseThreadId, systemClock, type Clock } from '../../ids/index.js';
 import { CANCEL_MIGRATIONS } from './cancel-requests.js';
 import { THREAD_STATUSES, type ThreadStatus } from './thread-status.js';
 

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { RyeError, isRyeError } from '../../errors/index.js';
 import { signText, verifyText, type Signer, type TrustSet } from '../../integrity/index.js';
 import { readTextFile, writeFileAtomic } from '../../platform/index.js';
-import { tryParseThreadId } from '../ids/index.js';
+import { tryParseThreadId } from '../../ids/index.js';
 import { redactTokens } from '../transcript/index.js';
 import type { ThreadPaths } from './layout.js';
 

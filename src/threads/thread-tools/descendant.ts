@@ -1,5 +1,5 @@
 import { RyeError } from '../../errors/index.js';
-import { tryParseThreadId } from '../ids/index.js';
+import { tryParseThreadId } from '../../ids/index.js';
 import type { OperationContext } from '../ops/context.js';
 import type { ThreadCaller, ThreadHandle } from './caller.js';
 

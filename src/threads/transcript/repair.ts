@@ -2,7 +2,7 @@ import { ftruncateSync, openSync, closeSync, constants } from 'node:fs';
 import { RyeError } from '../../errors/index.js';
 import type { Signer } from '../../integrity/index.js';
 import { messageOf } from '../../platform/index.js';
-import type { Clock } from '../ids/index.js';
+import type { Clock } from '../../ids/index.js';
 import type { VerifiedTranscript } from './chain.js';
 import type { StoredEvent } from './event.js';
 import { macKeyring } from './mac.js';

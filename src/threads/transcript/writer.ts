@@ -3,7 +3,7 @@ import { closeSync, constants, fdatasyncSync, openSync, writeSync } from 'node:f
 import { RyeError } from '../../errors/index.js';
 import { sha256Hex, type Signer } from '../../integrity/index.js';
 import { messageOf } from '../../platform/index.js';
-import { parseThreadId, type Clock } from '../ids/index.js';
+import { parseThreadId, type Clock } from '../../ids/index.js';
 import { signCheckpoint } from './checkpoint.js';
 import { MAC_EXTRA_BYTES, macLine, type MacKeyring } from './mac.js';
 import { MAX_EVENT_BYTES, encodePayload, envelopeLine, payloadJson } from './encode.js';

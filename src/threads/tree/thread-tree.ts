@@ -2,7 +2,7 @@ import { realpathSync } from 'node:fs';
 import { fingerprintOf, publicPemOf, type Signer } from '../../integrity/index.js';
 import { audienceOf, type HolderKey, type TokenTrust } from '../capabilities/index.js';
 import type { BudgetStore } from '../budget/index.js';
-import type { Clock, RandomSource } from '../ids/index.js';
+import type { Clock, RandomSource } from '../../ids/index.js';
 import type { ThreadResult } from '../loop/thread-result.js';
 import type { ThreadRun } from '../loop/thread-run.js';
 import type { RegistryDb } from '../store/index.js';

@@ -8,7 +8,7 @@ import {
   type BudgetStore,
   type LedgerSnapshot,
 } from '../../../src/threads/budget/index.js';
-import { fixedClock, newThreadId } from '../../../src/threads/ids/index.js';
+import { fixedClock, newThreadId } from '../../../src/ids/index.js';
 
 const dirs: string[] = [];
 const stores: BudgetStore[] = [];

@@ -1,7 +1,7 @@
 import { appendFileSync, existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { fixedClock } from '../../../src/threads/ids/index.js';
+import { fixedClock } from '../../../src/ids/index.js';
 import {
   acquireTreeLock,
   checkThreadDir,

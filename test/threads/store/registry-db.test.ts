@@ -1,6 +1,6 @@
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
-import { fixedClock } from '../../../src/threads/ids/index.js';
+import { fixedClock } from '../../../src/ids/index.js';
 import { RegistryDb, registryDbPath } from '../../../src/threads/store/index.js';
 import { openSqliteBudgetStore } from '../../../src/threads/budget/index.js';
 import { expectRyeError } from '../support.js';

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach } from 'vitest';
-import { fixedClock, newThreadId } from '../../../src/threads/ids/index.js';
+import { fixedClock, newThreadId } from '../../../src/ids/index.js';
 import type { ThreadRecord } from '../../../src/threads/store/index.js';
 
 const dirs: string[] = [];

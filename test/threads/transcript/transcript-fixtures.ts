@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach } from 'vitest';
-import { fixedClock, newThreadId } from '../../../src/threads/ids/index.js';
+import { fixedClock, newThreadId } from '../../../src/ids/index.js';
 import {
   TranscriptWriter,
   macKeyring,

@@ -4,7 +4,7 @@ import { loadTrustStore, readSigner } from '../../../src/integrity/index.js';
 import { keyDir, trustStores } from '../../../src/items/index.js';
 import { operatorAuthority } from '../../../src/threads/capabilities/index.js';
 import { returnSchemaOf } from '../../../src/threads/directive/index.js';
-import type { Clock, RandomSource } from '../../../src/threads/ids/index.js';
+import type { Clock, RandomSource } from '../../../src/ids/index.js';
 import type { DirectiveProgram } from '../../../src/items/index.js';
 import { resumeThread, runThread, type ThreadResult } from '../../../src/threads/loop/index.js';
 import { loadOperation, planDirectiveOperation } from '../../../src/threads/ops/index.js';

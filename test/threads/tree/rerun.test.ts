@@ -10,7 +10,7 @@ import { readFileSync, readdirSync, rmSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { execute } from '../../../src/executor/index.js';
-import { fixedClock, type RandomSource } from '../../../src/threads/ids/index.js';
+import { fixedClock, type RandomSource } from '../../../src/ids/index.js';
 import { verifiedEvents } from '../loop/fixtures.js';
 import {
   directive,

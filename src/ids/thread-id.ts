@@ -1,4 +1,4 @@
-import { RyeError } from '../../errors/index.js';
+import { RyeError } from '../errors/index.js';
 import type { Clock, RandomSource } from './clock.js';
 import { systemClock, systemRandom } from './clock.js';
 import {

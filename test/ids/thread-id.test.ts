@@ -8,8 +8,8 @@ import {
   threadIdMillis,
   threadLeaf,
   tryParseThreadId,
-} from '../../../src/threads/ids/index.js';
-import { expectRyeError } from '../support.js';
+} from '../../src/ids/index.js';
+import { expectRyeError } from '../threads/support.js';
 
 const zeros = (n: number): Uint8Array => new Uint8Array(n);
 
