@@ -14,7 +14,7 @@ import {
   clearVerifiedPrefixes,
   sealToken,
   verifyToken,
-} from '../dist/src/threads/capabilities/index.js';
+} from '../dist/src/capabilities/index.js';
 import { fingerprintOf, generateKeyPair, parsePrivateKey } from '../dist/src/index.js';
 import { report, throughput } from './util.mjs';
 

@@ -17,7 +17,7 @@ import {
   memoryBudgetStore,
   openSqliteBudgetStore,
 } from '../dist/src/threads/budget/index.js';
-import { operatorAuthority } from '../dist/src/threads/capabilities/index.js';
+import { operatorAuthority } from '../dist/src/capabilities/index.js';
 import { returnSchemaOf } from '../dist/src/threads/directive/index.js';
 import { runThread } from '../dist/src/threads/loop/index.js';
 import { loadOperation, planDirectiveOperation } from '../dist/src/threads/ops/index.js';

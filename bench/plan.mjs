@@ -17,7 +17,7 @@ import {
   resolveSpaces,
   signText,
 } from '../dist/src/index.js';
-import { operatorAuthority } from '../dist/src/threads/capabilities/index.js';
+import { operatorAuthority } from '../dist/src/capabilities/index.js';
 import { planDirectiveOperation } from '../dist/src/threads/ops/index.js';
 import { median, report } from './util.mjs';
 

@@ -39,7 +39,7 @@ import {
   signText,
 } from '../dist/src/index.js';
 import { memoryBudgetStore } from '../dist/src/threads/budget/index.js';
-import { operatorAuthority } from '../dist/src/threads/capabilities/index.js';
+import { operatorAuthority } from '../dist/src/capabilities/index.js';
 import { returnSchemaOf } from '../dist/src/threads/directive/index.js';
 import { runThread } from '../dist/src/threads/loop/index.js';
 import { CancelRequests, RegistryDb, registryDbPath } from '../dist/src/threads/store/index.js';

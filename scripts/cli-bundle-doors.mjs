@@ -25,15 +25,7 @@ import { walkFiles } from './walk-files.mjs';
  * without. Never a door whose modules pull in a heavy library some of its
  * users do without (bundle: yaml; threads/ops: zod).
  */
-const WHOLE = [
-  'errors',
-  'platform',
-  'integrity',
-  'items',
-  'lockfile',
-  'executor',
-  'threads/capabilities',
-];
+const WHOLE = ['errors', 'platform', 'integrity', 'items', 'lockfile', 'executor', 'capabilities'];
 
 /** `import {…} from '…';` and `export {…} from '…';`, one statement (prettier-formatted source). */
 const NAMED_FROM = /^(import|export)( type)? \{([^}]*)\} from '(\.[^']*)';$/gm;

@@ -242,8 +242,8 @@ export {
   parseTtl,
   readRevocationList,
   verifyCeilingToken,
-} from './threads/capabilities/index.js';
-export type { MintedCeiling } from './threads/capabilities/index.js';
+} from './capabilities/index.js';
+export type { MintedCeiling } from './capabilities/index.js';
 // Issue 14 (thread control across processes): cancel, wait for and tail threads.
 export {
   cancelThread,
@@ -271,5 +271,5 @@ export {
   narrowAuthority,
   operatorAuthority,
   parseCapsOption,
-} from './threads/capabilities/index.js';
-export type { Authority, CapSet } from './threads/capabilities/index.js';
+} from './capabilities/index.js';
+export type { Authority, CapSet } from './capabilities/index.js';

@@ -7,7 +7,7 @@ import {
   parseCapsOption,
   isCeilingToken,
   type Authority,
-} from '../threads/capabilities/index.js';
+} from '../capabilities/index.js';
 import type { CommandContext } from './context.js';
 
 /**

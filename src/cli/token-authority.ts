@@ -7,7 +7,7 @@ import {
   verifyPresented,
   type Authority,
   type VerifiedToken,
-} from '../threads/capabilities/index.js';
+} from '../capabilities/index.js';
 import { RegistryDb, registryDbPath } from '../threads/store/index.js';
 import type { CommandContext } from './context.js';
 

@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { RyeError } from '../errors/index.js';
-import type { TokenHolder } from '../threads/capabilities/index.js';
+import type { TokenHolder } from '../capabilities/index.js';
 import { RegistryDb, registryDbPath } from '../threads/store/index.js';
 import { commandAuthority } from './authority.js';
 import { contextOf, type CliIo, type CommonOptions } from './context.js';

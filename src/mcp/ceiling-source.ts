@@ -3,7 +3,7 @@ import { resolve } from 'node:path';
 import { RyeError, isRyeError } from '../errors/index.js';
 import { parseItemId } from '../items/index.js';
 import { readTextFileSync } from '../platform/index.js';
-import { MAX_TOKEN_LENGTH } from '../threads/capabilities/index.js';
+import { MAX_TOKEN_LENGTH } from '../capabilities/index.js';
 
 /** Where a ceiling comes from: a signed directive, or a capability token. */
 export type CeilingSource =

@@ -9,7 +9,7 @@ import {
   type Authority,
   type CapSet,
   type TokenHolder,
-} from '../threads/capabilities/index.js';
+} from '../capabilities/index.js';
 import type { CeilingSource } from './ceiling-source.js';
 import { opsDoor } from './ops-door.js';
 

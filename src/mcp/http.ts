@@ -4,7 +4,7 @@ import { serve } from '@hono/node-server';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { Hono } from 'hono';
 import { RyeError, hintFor } from '../errors/index.js';
-import { newJti } from '../threads/capabilities/index.js';
+import { newJti } from '../capabilities/index.js';
 import { checkHttpRequest, httpGuardFor, isLoopbackHost } from './http-guard.js';
 import { stopSettled, type RyeMcpServer } from './server.js';
 

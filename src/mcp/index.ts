@@ -17,7 +17,7 @@ export {
   readRevocationList,
   revocationListPath,
   revokeCeilingJti,
-} from '../threads/capabilities/index.js';
+} from '../capabilities/index.js';
 export { HTTP_TOKEN_ENV, startMcpServer } from './serve.js';
 export type { McpServeOptions } from './serve.js';
 export { createRyeMcpServer } from './server.js';

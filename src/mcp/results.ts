@@ -1,5 +1,5 @@
 import { hintFor, type ErrorCode, type RyeError } from '../errors/index.js';
-import { redactTokens } from '../threads/capabilities/index.js';
+import { redactTokens } from '../capabilities/index.js';
 import type { OperationResult } from '../threads/ops/index.js';
 import { opsDoor } from './ops-door.js';
 

@@ -3,7 +3,7 @@ import { rememberEnvSecrets } from '../platform/index.js';
 import { IN_PROCESS_TOOLS } from '../registry/in-process.js';
 import { newApiToken } from '../integrity/index.js';
 import type { Spaces } from '../items/index.js';
-import { operatorAuthority, type Authority } from '../threads/capabilities/index.js';
+import { operatorAuthority, type Authority } from '../capabilities/index.js';
 import type { OperationContext } from '../threads/ops/index.js';
 import { resolveAuthority, resolveCeilings } from './ceiling.js';
 import { readCeilingSources, type CeilingSource } from './ceiling-source.js';

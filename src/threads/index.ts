@@ -4,5 +4,5 @@
  * its own domain door unchanged.
  */
 export * from './ops/index.js';
-export * from './capabilities/index.js';
+export * from '../capabilities/index.js';
 export * from './catalog/index.js';

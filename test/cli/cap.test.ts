@@ -2,11 +2,7 @@ import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, it } from 'vitest';
-import {
-  parseTtl,
-  verifyCeilingToken,
-  revocationListPath,
-} from '../../src/threads/capabilities/index.js';
+import { parseTtl, verifyCeilingToken, revocationListPath } from '../../src/capabilities/index.js';
 import { refusal } from '../helpers/refusal.js';
 import { rye, type CliResult } from '../helpers/cli.js';
 import { connect, makeMcpProject, type McpProject } from '../mcp/support.js';

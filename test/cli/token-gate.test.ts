@@ -24,7 +24,7 @@ import {
   parseCapability,
   sealToken,
   type HolderKey,
-} from '../../src/threads/capabilities/index.js';
+} from '../../src/capabilities/index.js';
 import { RegistryDb, registryDbPath } from '../../src/threads/store/index.js';
 import { EXECUTE, markerRan, threadProject, type ThreadProject } from '../threads/loop/fixtures.js';
 

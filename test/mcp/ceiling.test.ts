@@ -10,7 +10,7 @@ import {
   revocationListPath,
   revokeCeilingJti,
 } from '../../src/mcp/index.js';
-import { capStrings } from '../../src/threads/capabilities/index.js';
+import { capStrings } from '../../src/capabilities/index.js';
 import { editFile } from '../helpers/catalog.js';
 import { refusal } from '../helpers/refusal.js';
 import {

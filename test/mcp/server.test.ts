@@ -10,7 +10,7 @@ import {
   toCallResult,
   type RyeMcpServer,
 } from '../../src/mcp/index.js';
-import { REDACTED_TOKEN, operatorAuthority } from '../../src/threads/capabilities/index.js';
+import { REDACTED_TOKEN, operatorAuthority } from '../../src/capabilities/index.js';
 import type { OperationContext } from '../../src/threads/ops/index.js';
 import { makeCatalogProject, type CatalogProject } from '../helpers/catalog.js';
 

@@ -10,7 +10,7 @@ import {
   newHolderKey,
   parseCapability,
   sealToken,
-} from '../../src/threads/capabilities/index.js';
+} from '../../src/capabilities/index.js';
 import { newThreadId } from '../../src/ids/index.js';
 import { RYE_BIN } from '../helpers/cli.js';
 import { makeCatalogProject, type CatalogProject } from '../helpers/catalog.js';

@@ -21,6 +21,7 @@ const LAYERS: readonly (readonly string[])[] = [
   ['lockfile', 'bundle'],
   ['sandbox'],
   ['executor'],
+  ['capabilities'],
   ['threads'],
   ['registry', 'mcp', 'cli'],
 ];
@@ -38,7 +39,6 @@ const EXTRA_DOORS: readonly string[] = [
   ...[
     'admission',
     'budget',
-    'capabilities',
     'catalog',
     'conversation',
     'directive',

@@ -12,7 +12,7 @@ import {
   parseCapsOption,
   parseTtl,
   revokeCeilingJti,
-} from '../../threads/capabilities/index.js';
+} from '../../capabilities/index.js';
 import { commandAuthority } from '../authority.js';
 import { contextOf, withCommonOptions, type CliIo, type CommonOptions } from '../context.js';
 import { emit, emitSecret } from '../report.js';

@@ -1,7 +1,7 @@
 import { closeSync, fstatSync, writeSync } from 'node:fs';
 import { IN_PROCESS_TOOLS } from '../../registry/in-process.js';
 import { errorJson, isRyeError } from '../../errors/index.js';
-import { redactTokens } from '../../threads/capabilities/index.js';
+import { redactTokens } from '../../capabilities/index.js';
 import type { WorkerReport } from '../../threads/root/index.js';
 import { commandAuthority } from '../authority.js';
 import type { CommandContext } from '../context.js';
@@ -22,7 +22,7 @@ export async function detachedWorkerCommand(
   const { MAX_WORKER_JOB_BYTES, WORKER_REPORT_FD, parseWorkerJob, runRootThread } =
     await import('../../threads/root/index.js');
   const { narrowAuthority, compileCaps, parseCapability } =
-    await import('../../threads/capabilities/index.js');
+    await import('../../capabilities/index.js');
   const { readAllCapped } = await import('../stdin.js');
   let reported = false;
   const report = (value: WorkerReport) => {

@@ -45,7 +45,7 @@ export function mcpCommand(io: CliIo, run: Runner): Command {
           refuseWithout('rye mcp serve', options, flag, '--http');
         const ctx = contextOf(options, io);
         requireDirectory(ctx.spaces.project);
-        const { redactTokens } = await import('../../threads/capabilities/index.js');
+        const { redactTokens } = await import('../../capabilities/index.js');
         const { startMcpServer } = await import('../../mcp/index.js');
         await startMcpServer({
           spaces: ctx.spaces,

@@ -35,7 +35,7 @@ export function searchCommand(io: CliIo, run: Runner): Command {
       run(options, async () => {
         const ctx = contextOf(options, io);
         const { searchItems } = await import('../../threads/catalog/index.js');
-        const { allowed } = await import('../../threads/capabilities/index.js');
+        const { allowed } = await import('../../capabilities/index.js');
         const { operationContext } = await import('../operation-context.js');
         const { authority } = await operationContext(ctx, options.caps);
         const results = await searchItems({

@@ -7,7 +7,7 @@ import {
   intersectCaps,
   type Authority,
   type Capability,
-} from '../capabilities/index.js';
+} from '../../capabilities/index.js';
 import {
   admitHooks,
   interpolate,

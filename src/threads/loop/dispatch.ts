@@ -1,6 +1,6 @@
 import { RyeError, isRyeError } from '../../errors/index.js';
 import { isReservedId, parseItemType } from '../../items/index.js';
-import { allowed, requireAllowed } from '../capabilities/index.js';
+import { allowed, requireAllowed } from '../../capabilities/index.js';
 import { validateReturn, type ReturnSchema } from '../directive/index.js';
 import { reaches, threadsNamed } from '../thread-tools/reach.js';
 import type { LimitHit } from './limits-check.js';

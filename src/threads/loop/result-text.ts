@@ -1,4 +1,4 @@
-import { redactTokens } from '../capabilities/index.js';
+import { redactTokens } from '../../capabilities/index.js';
 
 /** The most of one tool result the model sees, in UTF-8 bytes (THREADS.md §9 "size"). */
 export const MAX_RESULT_CHARS = 100 * 1024;

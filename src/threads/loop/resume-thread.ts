@@ -32,7 +32,7 @@ import {
 } from '../transcript/index.js';
 import type { ThreadResult } from './thread-result.js';
 import { ThreadTree, mintRootToken, startNode } from '../tree/index.js';
-import { narrowAuthority, newJti, parseCapability } from '../capabilities/index.js';
+import { narrowAuthority, newJti, parseCapability } from '../../capabilities/index.js';
 import { watchCancelRequests } from './cancel-watch.js';
 import { rebaseThread } from './rebase-thread.js';
 import { reconcileLedger, subtreeBudgetEvents } from './reconcile-ledger.js';

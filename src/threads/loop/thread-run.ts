@@ -1,7 +1,7 @@
 import { RyeError, isRyeError } from '../../errors/index.js';
 import { sha256Hex, type Signer } from '../../integrity/index.js';
 import { attemptKeyOf, type BudgetStore, type ModelPricing } from '../budget/index.js';
-import { authorityOf, compileCaps, parseCapability } from '../capabilities/index.js';
+import { authorityOf, compileCaps, parseCapability } from '../../capabilities/index.js';
 import type { ContentPart, Message } from '../conversation/index.js';
 import { admittedHookRecord, renderSummary, type ReturnSchema } from '../directive/index.js';
 import { ThreadHooks, type HookHost } from '../hooks/index.js';

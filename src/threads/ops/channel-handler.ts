@@ -11,7 +11,7 @@ import {
   type Authority,
   type CapVerb,
   type Capability,
-} from '../capabilities/index.js';
+} from '../../capabilities/index.js';
 import type { OperationContext } from './context.js';
 import type * as Run from './run.js';
 import { THREAD_TOOL_PREFIX } from './execute-thread-tool.js';

@@ -1,7 +1,7 @@
 import type { ErrorCode } from '../../errors/index.js';
 import type { InProcessTool } from '../../executor/index.js';
 import type { Spaces } from '../../items/index.js';
-import type { Authority } from '../capabilities/index.js';
+import type { Authority } from '../../capabilities/index.js';
 import type { Clock } from '../../ids/index.js';
 import type { ThreadCaller } from '../thread-tools/caller.js';
 

@@ -1,4 +1,4 @@
-import { requireAllowed } from '../capabilities/index.js';
+import { requireAllowed } from '../../capabilities/index.js';
 import type { OperationContext } from './context.js';
 import type { OperationResult } from './schemas.js';
 

@@ -1,7 +1,7 @@
 import { isRyeError } from '../../errors/index.js';
 import { execute, type ExecuteResult } from '../../executor/index.js';
 import { isReservedId, parseItemId } from '../../items/index.js';
-import { allowed, allowedViaChain, requireAllowed } from '../capabilities/index.js';
+import { allowed, allowedViaChain, requireAllowed } from '../../capabilities/index.js';
 import { channelHandler } from './channel-handler.js';
 import {
   BUNDLER_TOOL_ID,

@@ -1,4 +1,4 @@
-import { allowed } from '../capabilities/index.js';
+import { allowed } from '../../capabilities/index.js';
 import { loadItem, type LoadedItem } from '../catalog/index.js';
 import type { OperationContext } from './context.js';
 import type { LoadInput } from './schemas.js';

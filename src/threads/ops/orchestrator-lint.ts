@@ -5,7 +5,7 @@ import {
   capsOfPermissions,
   formatCapability,
   intersectCaps,
-} from '../capabilities/index.js';
+} from '../../capabilities/index.js';
 import { enumerateItemFiles } from '../catalog/index.js';
 
 /** A sign-time warning: a child directive that would not get what it declares. */

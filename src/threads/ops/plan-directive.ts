@@ -11,7 +11,7 @@ import {
   requireAllowed,
   type CapSet,
   type CapVerb,
-} from '../capabilities/index.js';
+} from '../../capabilities/index.js';
 import { enumerateItemFiles } from '../catalog/index.js';
 import { MAX_ITEM_ENUM, type IdOffer } from '../prompt/index.js';
 import type { OperationContext } from './context.js';

@@ -10,7 +10,7 @@ import {
   type ItemType,
   type SpaceName,
 } from '../../items/index.js';
-import { requireAllowed } from '../capabilities/index.js';
+import { requireAllowed } from '../../capabilities/index.js';
 import type { OperationContext } from './context.js';
 import { lintOrchestrator, type OrchestratorWarning } from './orchestrator-lint.js';
 

@@ -9,7 +9,7 @@ import {
 } from '../../items/index.js';
 import { MAX_CHAIN_LENGTH } from '../../lockfile/index.js';
 import { effectivePermissions, readSandboxMode, type SandboxGrants } from '../../sandbox/index.js';
-import { allowed, type CapSet } from '../capabilities/index.js';
+import { allowed, type CapSet } from '../../capabilities/index.js';
 
 /** The most tools a plan lists the sandbox of (a wide grant lists the first ones, sorted). */
 export const MAX_PLANNED_SANDBOXES = 64;

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { ERROR_CODES, RyeError, isRyeError, type ErrorCode } from '../../errors/index.js';
 import { packageRoot } from '../../platform/index.js';
-import { capStrings } from '../capabilities/index.js';
+import { capStrings } from '../../capabilities/index.js';
 import type { OperationContext } from '../ops/index.js';
 import {
   WORKER_OPTION,

@@ -1,5 +1,5 @@
 import { RyeError } from '../../errors/index.js';
-import { formatCapability } from '../capabilities/index.js';
+import { formatCapability } from '../../capabilities/index.js';
 import { RegistryDb, registryDbPath } from '../store/index.js';
 
 /** Deeper than any depth limit allows; a loop in the index stops here. */

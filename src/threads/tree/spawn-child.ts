@@ -1,6 +1,6 @@
 import { RyeError } from '../../errors/index.js';
 import type { DirectiveProgram } from '../../items/index.js';
-import { authorityOf, compileCaps, parseCapability } from '../capabilities/index.js';
+import { authorityOf, compileCaps, parseCapability } from '../../capabilities/index.js';
 import { clampLimits, returnSchemaOf, type ResolvedLimits } from '../directive/index.js';
 import { newThreadId } from '../../ids/index.js';
 import { pricingOf, recordOf } from '../loop/admission-facts.js';

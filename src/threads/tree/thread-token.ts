@@ -7,7 +7,7 @@ import {
   parseCapability,
   type HolderKey,
   UNLIMITED_TOKEN_TTL_S,
-} from '../capabilities/index.js';
+} from '../../capabilities/index.js';
 import type { ThreadTree } from './thread-tree.js';
 
 /**

@@ -1,6 +1,6 @@
 import { realpathSync } from 'node:fs';
 import { fingerprintOf, publicPemOf, type Signer } from '../../integrity/index.js';
-import { audienceOf, type HolderKey, type TokenTrust } from '../capabilities/index.js';
+import { audienceOf, type HolderKey, type TokenTrust } from '../../capabilities/index.js';
 import type { BudgetStore } from '../budget/index.js';
 import type { Clock, RandomSource } from '../../ids/index.js';
 import type { ThreadResult } from '../loop/thread-result.js';

@@ -10,7 +10,7 @@ import {
   operatorAuthority,
   parseCapability,
   type Authority,
-} from '../../../src/threads/capabilities/index.js';
+} from '../../../src/capabilities/index.js';
 import { planDirectiveOperation, type DirectivePlan } from '../../../src/threads/ops/index.js';
 import { rye } from '../../helpers/cli.js';
 import { BUILT_SYSTEM } from '../../helpers/exec-project.js';

@@ -1,9 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import {
-  authorityOf,
-  compileCaps,
-  parseCapability,
-} from '../../../src/threads/capabilities/index.js';
+import { authorityOf, compileCaps, parseCapability } from '../../../src/capabilities/index.js';
 import { DEFAULT_LIMITS, type AdmittedHook } from '../../../src/threads/directive/index.js';
 import { runHookAction, spawnRefusal } from '../../../src/threads/hooks/index.js';
 

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { readSigner } from '../../../src/integrity/index.js';
 import { keyDir, type DirectiveProgram } from '../../../src/items/index.js';
-import { operatorAuthority, type Authority } from '../../../src/threads/capabilities/index.js';
+import { operatorAuthority, type Authority } from '../../../src/capabilities/index.js';
 import { returnSchemaOf } from '../../../src/threads/directive/index.js';
 import type { HookHost } from '../../../src/threads/hooks/index.js';
 import { runThread, type ThreadResult } from '../../../src/threads/loop/index.js';

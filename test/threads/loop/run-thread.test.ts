@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { readSigner } from '../../../src/integrity/index.js';
 import { keyDir } from '../../../src/items/index.js';
-import { operatorAuthority } from '../../../src/threads/capabilities/index.js';
+import { operatorAuthority } from '../../../src/capabilities/index.js';
 import { runThread } from '../../../src/threads/loop/index.js';
 import { planDirectiveOperation } from '../../../src/threads/ops/index.js';
 import { createProviderClient, selectProvider } from '../../../src/threads/providers/index.js';

@@ -7,7 +7,7 @@ import {
   operatorAuthority,
   parseCapability,
   type Authority,
-} from '../../../src/threads/capabilities/index.js';
+} from '../../../src/capabilities/index.js';
 import {
   MAX_CHANNEL_DEPTH,
   capsOfToolPatterns,

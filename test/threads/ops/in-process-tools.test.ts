@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { execute } from '../../../src/executor/index.js';
 import { readSigner } from '../../../src/integrity/index.js';
 import { keyDir } from '../../../src/items/index.js';
-import { operatorAuthority } from '../../../src/threads/capabilities/index.js';
+import { operatorAuthority } from '../../../src/capabilities/index.js';
 import { executeTool } from '../../../src/threads/ops/index.js';
 import { makeExecProject } from '../../helpers/exec-project.js';
 import { TASK_MANAGER_ID, writeTaskManager } from '../../helpers/task-manager.js';

@@ -5,7 +5,7 @@ import {
   compileCaps,
   operatorAuthority,
   parseCapability,
-} from '../../../src/threads/capabilities/index.js';
+} from '../../../src/capabilities/index.js';
 import { runOperation } from '../../../src/threads/ops/index.js';
 import { plannedToolSandboxes } from '../../../src/threads/ops/tool-sandboxes.js';
 import { makeExecProject } from '../../helpers/exec-project.js';

@@ -5,7 +5,7 @@ import {
   narrowAuthority,
   operatorAuthority,
   authorityOf,
-} from '../../../src/threads/capabilities/index.js';
+} from '../../../src/capabilities/index.js';
 import { executeTool, type OperationContext } from '../../../src/threads/ops/index.js';
 import { makeExecProject } from '../../helpers/exec-project.js';
 

@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
-import { operatorAuthority } from '../../../src/threads/capabilities/index.js';
+import { operatorAuthority } from '../../../src/capabilities/index.js';
 import type { ThreadResult } from '../../../src/threads/loop/index.js';
 import { spawnRootThread, threadAnswer } from '../../../src/threads/root/index.js';
 import { registryDbPath } from '../../../src/threads/store/index.js';

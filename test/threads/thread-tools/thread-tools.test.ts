@@ -5,7 +5,7 @@ import {
   operatorAuthority,
   narrowAuthority,
   parseCapability,
-} from '../../../src/threads/capabilities/index.js';
+} from '../../../src/capabilities/index.js';
 import { runOperation, type OperationContext } from '../../../src/threads/ops/index.js';
 import { RegistryDb, registryDbPath } from '../../../src/threads/store/index.js';
 import { EXECUTE, threadProject, type ThreadProject } from '../loop/fixtures.js';

@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, readFileSync, realpathSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadTrustStore, readSigner } from '../../../src/integrity/index.js';
 import { keyDir, trustStores } from '../../../src/items/index.js';
-import { operatorAuthority } from '../../../src/threads/capabilities/index.js';
+import { operatorAuthority } from '../../../src/capabilities/index.js';
 import { returnSchemaOf } from '../../../src/threads/directive/index.js';
 import type { Clock, RandomSource } from '../../../src/ids/index.js';
 import type { DirectiveProgram } from '../../../src/items/index.js';
