@@ -18,12 +18,7 @@ import {
   resolveSpaces,
   signText,
 } from '../dist/src/index.js';
-import {
-  closeCatalogDbs,
-  listItems,
-  loadItem,
-  searchItems,
-} from '../dist/src/threads/catalog/index.js';
+import { closeCatalogDbs, listItems, loadItem, searchItems } from '../dist/src/catalog/index.js';
 import { median, report } from './util.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));

@@ -138,8 +138,8 @@ export type {
   ResolvedLimits,
   ReturnSchema,
 } from './threads/directive/index.js';
-// Search, load and list over the three spaces (threads/catalog, issue 13).
-export { listItems, loadItem, searchItems } from './threads/catalog/index.js';
+// Search, load and list over the three spaces (catalog, issue 13).
+export { listItems, loadItem, searchItems } from './catalog/index.js';
 export type {
   CatalogScope,
   CatalogVerdict,
@@ -151,7 +151,7 @@ export type {
   SearchOptions,
   SearchResult,
   Visible,
-} from './threads/catalog/index.js';
+} from './catalog/index.js';
 // Threads foundation (issue 14): thread ids, the budget ledger, transcripts, thread records.
 export { newThreadId, parseThreadId, systemClock } from './ids/index.js';
 export type { Clock, ThreadId } from './ids/index.js';
@@ -221,7 +221,7 @@ export type {
   RyeMcpServer,
 } from './mcp/index.js';
 // Search freshness modes and transcript checkpoint modes (perf: search and resume goals).
-export type { Recheck } from './threads/catalog/index.js';
+export type { Recheck } from './catalog/index.js';
 export type { CheckpointMode, VerifyTranscriptOptions } from './threads/transcript/index.js';
 
 // Issue 14 (the thread runner): run a directive as a thread; list, show and verify threads.

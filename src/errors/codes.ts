@@ -576,7 +576,7 @@ export const ERROR_CODES = {
     hint: 'The provider request was aborted (cancel, deadline or interrupt) before a response arrived.',
   },
 
-  // Search, load and list over the three spaces (threads/catalog, issue 13).
+  // Search, load and list over the three spaces (catalog, issue 13).
   SEARCH_QUERY_TOO_LONG: {
     class: 'usage',
     hint: 'Search queries are capped at 1 KiB (UTF-8) and 32 words; shorten the query.',

@@ -5,4 +5,4 @@
  */
 export * from './ops/index.js';
 export * from '../capabilities/index.js';
-export * from './catalog/index.js';
+export * from '../catalog/index.js';

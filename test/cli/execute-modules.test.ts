@@ -52,7 +52,7 @@ describe('rye execute loads what a tool run uses', () => {
       'src/bundle/manifest-parse.ts',
       'node_modules/yaml/',
       'node_modules/zod/',
-      'src/threads/catalog/',
+      'src/catalog/',
       'src/threads/ops/schemas.ts',
     ])
       expect(holding(res.files, source), source).toEqual([]);

@@ -3,7 +3,7 @@ import { dirname, join } from 'node:path';
 import { afterEach } from 'vitest';
 import { readSigner, signText, type Signer } from '../../src/integrity/index.js';
 import { keyDir, type ItemType } from '../../src/items/index.js';
-import { closeCatalogDbs, type CatalogScope } from '../../src/threads/catalog/index.js';
+import { closeCatalogDbs, type CatalogScope } from '../../src/catalog/index.js';
 import { makeExecProject, type ExecProject } from './exec-project.js';
 
 afterEach(() => {

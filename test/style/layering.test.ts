@@ -22,6 +22,7 @@ const LAYERS: readonly (readonly string[])[] = [
   ['sandbox'],
   ['executor'],
   ['capabilities'],
+  ['catalog'],
   ['threads'],
   ['registry', 'mcp', 'cli'],
 ];
@@ -39,7 +40,6 @@ const EXTRA_DOORS: readonly string[] = [
   ...[
     'admission',
     'budget',
-    'catalog',
     'conversation',
     'directive',
     'hooks',

@@ -1,6 +1,6 @@
 import { Command } from 'commander';
 import { parseItemType, parseSpaceName } from '../../items/index.js';
-import type { ListedItem } from '../../threads/catalog/index.js';
+import type { ListedItem } from '../../catalog/index.js';
 import { contextOf, withCommonOptions, type CliIo, type CommonOptions } from '../context.js';
 import { emit } from '../report.js';
 import type { Runner } from '../runner.js';
@@ -21,7 +21,7 @@ export function listCommand(io: CliIo, run: Runner): Command {
     .action((type: string | undefined, options: ListCliOptions) =>
       run(options, async () => {
         const ctx = contextOf(options, io);
-        const { listItems } = await import('../../threads/catalog/index.js');
+        const { listItems } = await import('../../catalog/index.js');
         const items = await listItems({
           project: ctx.spaces.project,
           env: io.env,

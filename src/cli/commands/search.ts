@@ -1,6 +1,6 @@
 import { Command } from 'commander';
 import { parseItemType, parseSpaceName } from '../../items/index.js';
-import type { SearchResult } from '../../threads/catalog/index.js';
+import type { SearchResult } from '../../catalog/index.js';
 import { CAPS_OPTION_HELP } from '../authority.js';
 import { contextOf, withCommonOptions, type CliIo, type CommonOptions } from '../context.js';
 import { emit } from '../report.js';
@@ -34,7 +34,7 @@ export function searchCommand(io: CliIo, run: Runner): Command {
     .action((query: string, options: SearchCliOptions) =>
       run(options, async () => {
         const ctx = contextOf(options, io);
-        const { searchItems } = await import('../../threads/catalog/index.js');
+        const { searchItems } = await import('../../catalog/index.js');
         const { allowed } = await import('../../capabilities/index.js');
         const { operationContext } = await import('../operation-context.js');
         const { authority } = await operationContext(ctx, options.caps);

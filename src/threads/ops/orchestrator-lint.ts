@@ -6,7 +6,7 @@ import {
   formatCapability,
   intersectCaps,
 } from '../../capabilities/index.js';
-import { enumerateItemFiles } from '../catalog/index.js';
+import { enumerateItemFiles } from '../../catalog/index.js';
 
 /** A sign-time warning: a child directive that would not get what it declares. */
 export interface OrchestratorWarning {

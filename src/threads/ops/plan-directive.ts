@@ -12,7 +12,7 @@ import {
   type CapSet,
   type CapVerb,
 } from '../../capabilities/index.js';
-import { enumerateItemFiles } from '../catalog/index.js';
+import { enumerateItemFiles } from '../../catalog/index.js';
 import { MAX_ITEM_ENUM, type IdOffer } from '../prompt/index.js';
 import type { OperationContext } from './context.js';
 import { loadOperation } from './load.js';
