@@ -3,7 +3,7 @@
 // that makes 5 warm-up calls and 50 timed ones through '@rye/runtime' and
 // reports its own timings. Run after `npm run build`.
 import { operatorAuthority } from '../dist/src/capabilities/index.js';
-import { executeTool } from '../dist/src/threads/ops/index.js';
+import { executeTool } from '../dist/src/ops/index.js';
 import { signedSpaces } from './signed-spaces.mjs';
 import { median, report } from './util.mjs';
 

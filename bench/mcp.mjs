@@ -27,7 +27,9 @@ import {
   resolveSpaces,
   signText,
 } from '../dist/src/index.js';
-import { closeCatalogDbs, operatorAuthority, runOperation } from '../dist/src/threads/index.js';
+import { closeCatalogDbs } from '../dist/src/catalog/index.js';
+import { operatorAuthority } from '../dist/src/capabilities/index.js';
+import { runOperation } from '../dist/src/ops/index.js';
 import { median, report } from './util.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));

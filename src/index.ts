@@ -235,8 +235,9 @@ export type { HookChildResult, HookDirectiveRequest, HookHost } from './threads/
 // thread tools' registry, ceiling tokens minted, verified and revoked.
 export { runRootThread, spawnRootThread, threadAnswer } from './threads/root/index.js';
 export type { RootThreadOptions, SpawnRootOptions } from './threads/root/index.js';
-export { THREAD_TOOLS, THREAD_TOOL_PREFIX } from './threads/thread-tools/index.js';
-export type { ThreadToolHandler } from './threads/thread-tools/index.js';
+export { THREAD_TOOLS } from './threads/thread-tools/index.js';
+export { THREAD_TOOL_PREFIX } from './ops/index.js';
+export type { ThreadToolHandler } from './ops/index.js';
 export {
   mintCeilingToken,
   parseTtl,
@@ -264,8 +265,8 @@ export type {
 
 // The four operations as a library call (what the CLI, threads and MCP call), and the
 // authorities they run under: the operator's whole authority, narrowed by a capability set.
-export { errorResult, runOperation } from './threads/ops/index.js';
-export type { OperationContext, OperationName, OperationResult } from './threads/ops/index.js';
+export { errorResult, runOperation } from './ops/index.js';
+export type { OperationContext, OperationName, OperationResult } from './ops/index.js';
 export {
   compileCaps,
   narrowAuthority,

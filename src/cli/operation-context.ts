@@ -1,5 +1,6 @@
 import { IN_PROCESS_TOOLS } from '../registry/in-process.js';
-import type { OperationContext } from '../threads/ops/index.js';
+import type { OperationContext } from '../ops/index.js';
+import { THREADS_PORT } from '../threads/root/index.js';
 import { commandAuthority } from './authority.js';
 import type { CommandContext } from './context.js';
 
@@ -15,6 +16,7 @@ export async function operationContext(
     authority: await commandAuthority(ctx, caps),
     ...(sandboxOff(options) ? { sandbox: 'off' as const } : {}),
     inProcessTools: IN_PROCESS_TOOLS,
+    threads: THREADS_PORT,
   };
 }
 

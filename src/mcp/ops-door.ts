@@ -1,4 +1,4 @@
-import type * as Ops from '../threads/ops/index.js';
+import type * as Ops from '../ops/index.js';
 
 let loading: Promise<typeof Ops> | undefined;
 let killTools: (() => number) | undefined;
@@ -12,7 +12,7 @@ let killTools: (() => number) | undefined;
  * before the server is able to kill it.
  */
 export function opsDoor(): Promise<typeof Ops> {
-  loading ??= import('../threads/ops/index.js').then(async (ops) => {
+  loading ??= import('../ops/index.js').then(async (ops) => {
     killTools = (await import('../executor/index.js')).killRunningTools;
     return ops;
   });

@@ -1,6 +1,6 @@
 import { hintFor, type ErrorCode, type RyeError } from '../errors/index.js';
 import { redactTokens } from '../capabilities/index.js';
-import type { OperationResult } from '../threads/ops/index.js';
+import type { OperationResult } from '../ops/index.js';
 import { opsDoor } from './ops-door.js';
 
 /** A `tools/call` result in the shape the SDK's `CallToolResult` takes. */

@@ -4,7 +4,8 @@ import { IN_PROCESS_TOOLS } from '../registry/in-process.js';
 import { newApiToken } from '../integrity/index.js';
 import type { Spaces } from '../items/index.js';
 import { operatorAuthority, type Authority } from '../capabilities/index.js';
-import type { OperationContext } from '../threads/ops/index.js';
+import type { OperationContext } from '../ops/index.js';
+import { THREADS_PORT } from '../threads/root/index.js';
 import { resolveAuthority, resolveCeilings } from './ceiling.js';
 import { readCeilingSources, type CeilingSource } from './ceiling-source.js';
 import { killRunningToolsIfAny } from './ops-door.js';
@@ -73,6 +74,7 @@ export async function startMcpServer(options: McpServeOptions): Promise<void> {
         authority: await authorityNow(),
         signal,
         inProcessTools: IN_PROCESS_TOOLS,
+        threads: THREADS_PORT,
         ...(options.sandbox === undefined ? {} : { sandbox: options.sandbox }),
       }),
     });

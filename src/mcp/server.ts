@@ -6,7 +6,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { RyeError, isRyeError } from '../errors/index.js';
 import { escapeControl } from '../platform/index.js';
-import type { OperationContext } from '../threads/ops/index.js';
+import type { OperationContext } from '../ops/index.js';
 import { opsDoor } from './ops-door.js';
 import { CoalescedProgress } from './progress.js';
 import { internalErrorResult, refusalResult, toCallResult, type McpCallResult } from './results.js';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { OperationName } from '../threads/ops/index.js';
+import type { OperationName } from '../ops/index.js';
 import { opsDoor } from './ops-door.js';
 
 /** The four tools, named after the operations (within `[a-zA-Z0-9_-]`, copilot-cli#1879). */

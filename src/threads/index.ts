@@ -1,8 +1,6 @@
 /*
  * The threads layer's door for the layers above it (registry, mcp, cli): the
- * four operations, the capability model and the item catalog. Each re-exports
- * its own domain door unchanged.
+ * thread runner as the operations see it. Each part of threads has its own
+ * door (threads/<part>/index.ts), so a command loads only what it uses.
  */
-export * from './ops/index.js';
-export * from '../capabilities/index.js';
-export * from '../catalog/index.js';
+export { THREADS_PORT } from './root/index.js';

@@ -11,7 +11,7 @@ import {
   type RyeMcpServer,
 } from '../../src/mcp/index.js';
 import { REDACTED_TOKEN, operatorAuthority } from '../../src/capabilities/index.js';
-import type { OperationContext } from '../../src/threads/ops/index.js';
+import type { OperationContext } from '../../src/ops/index.js';
 import { makeCatalogProject, type CatalogProject } from '../helpers/catalog.js';
 
 const clients: Client[] = [];

@@ -23,6 +23,7 @@ const LAYERS: readonly (readonly string[])[] = [
   ['executor'],
   ['capabilities'],
   ['catalog'],
+  ['ops'],
   ['threads'],
   ['registry', 'mcp', 'cli'],
 ];
@@ -44,7 +45,6 @@ const EXTRA_DOORS: readonly string[] = [
     'directive',
     'hooks',
     'loop',
-    'ops',
     'prompt',
     'providers',
     'root',

@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import { RyeError } from '../../errors/index.js';
 import { readTextFile } from '../../platform/index.js';
-import type { DirectivePlan } from '../../threads/ops/index.js';
+import type { DirectivePlan } from '../../threads/admission/index.js';
 import type { CommandContext } from '../context.js';
 import { emit } from '../report.js';
 
@@ -37,7 +37,7 @@ export async function planCommand(
     return runDirectiveCommand(ctx, directiveId, inputs, options);
   }
   const { parseLimitOverrides } = await import('../../threads/directive/index.js');
-  const { planDirectiveOperation } = await import('../../threads/ops/index.js');
+  const { planDirectiveOperation } = await import('../../threads/admission/index.js');
   const { operationContext } = await import('../operation-context.js');
   const limitOverrides = parseLimitOverrides(options.limit);
   const inputs = await readInputs(options.inputs, ctx.io.cwd);

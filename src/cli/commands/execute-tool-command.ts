@@ -21,7 +21,7 @@ export async function executeToolRun(
   const opsCtx = await operationContext(ctx, options.caps, options);
   const params = await readParams(options, ctx.io.cwd);
   // Loaded on use: the other commands never pay for the executor's modules.
-  const { executeThreadTool, executeTool, killRunningTools } =
+  const { executeThreadTool, executeTool, killRunningTools, runOperationLazily } =
     await import('./execute-tool-run.js');
   // rye/agent/threads/* run in process, answering what MCP answers.
   const virtual = await executeThreadTool(opsCtx, itemId, params, options.dryRun === true);
@@ -35,6 +35,7 @@ export async function executeToolRun(
   try {
     result = await executeTool(opsCtx, itemId, {
       parameters: params,
+      nested: runOperationLazily,
       dryRun: options.dryRun === true || options.explainSandbox === true,
       ...(options.frozen === true ? { frozen: true } : {}),
     });

@@ -24,7 +24,7 @@ export function loadCommand(io: CliIo, run: Runner): Command {
     .action((type: string, id: string, options: LoadCliOptions) =>
       run(options, async () => {
         const ctx = contextOf(options, io);
-        const { loadOperation } = await import('../../threads/ops/index.js');
+        const { loadOperation } = await import('../../ops/index.js');
         const { operationContext } = await import('../operation-context.js');
         const item = await loadOperation(
           await operationContext(ctx, options.caps),

@@ -45,7 +45,7 @@ export async function runDirectiveCommand(
   } catch (error) {
     if (!ctx.json || !isRyeError(error)) throw error;
     // A refusal prints the operation's error shape too, as MCP answers it.
-    const { errorResult } = await import('../../threads/ops/index.js');
+    const { errorResult } = await import('../../ops/index.js');
     emit(ctx, { ok: false, ...errorResult(error, directiveId) }, []);
     return exitCodeFor(error.code);
   } finally {

@@ -22,7 +22,7 @@ export function signCommand(io: CliIo, run: Runner): Command {
           const itemType = parseItemType(type);
           const space = parseSpaceName(options.space);
           // The sign operation refuses system space (SPACE_READ_ONLY) before anything is read.
-          const { signOperation } = await import('../../threads/ops/index.js');
+          const { signOperation } = await import('../../ops/index.js');
           const { operationContext } = await import('../operation-context.js');
           const report = await signOperation(await operationContext(ctx, options.caps), {
             itemType,

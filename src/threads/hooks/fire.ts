@@ -2,7 +2,7 @@ import { RyeError, isRyeError } from '../../errors/index.js';
 import type { JsonValue } from '../../items/index.js';
 import { requireAllowed } from '../../capabilities/index.js';
 import type { AdmittedHook, ResolvedLimits } from '../directive/index.js';
-import { runOperation, type OperationContext } from '../ops/index.js';
+import { runOperation, type OperationContext } from '../../ops/index.js';
 import type { ErrorInfo } from '../transcript/index.js';
 import type { HookChildResult, HookHost } from './host.js';
 

@@ -8,7 +8,7 @@ import {
 } from '../budget/index.js';
 import { admittedHookRecord } from '../directive/index.js';
 import type { Clock } from '../../ids/index.js';
-import type { DirectivePlan } from '../ops/index.js';
+import type { DirectivePlan } from '../admission/index.js';
 import type { ThreadRecord } from '../store/index.js';
 import { ZERO_COST } from '../transcript/index.js';
 

@@ -14,7 +14,7 @@ import {
   type OperationContext,
   type OperationName,
   type OperationResult,
-} from '../ops/index.js';
+} from '../../ops/index.js';
 
 /** One tool call from the model, as the adapter normalised it. */
 export interface ToolCall {

@@ -9,7 +9,7 @@ import {
   type ModelPricing,
 } from '../budget/index.js';
 import type { ContentPart } from '../conversation/index.js';
-import type { DirectivePlan } from '../ops/index.js';
+import type { DirectivePlan } from '../admission/index.js';
 import type { ProviderClient, ProviderRequest, ProviderResponse } from '../providers/index.js';
 import type { TranscriptWriter } from '../transcript/index.js';
 import { endFailedAttempt } from './failed-attempt.js';

@@ -3,7 +3,8 @@ import { RyeError } from '../../errors/index.js';
 import type { DirectiveProgram } from '../../items/index.js';
 import { returnSchemaOf } from '../directive/index.js';
 import { newThreadId, type Clock, type RandomSource } from '../../ids/index.js';
-import { loadOperation, type DirectivePlan } from '../ops/index.js';
+import { loadOperation } from '../../ops/index.js';
+import { type DirectivePlan } from '../admission/index.js';
 import {
   RegistryDb,
   registryDbPath,

@@ -10,7 +10,7 @@ import type { Signer } from '../../integrity/index.js';
 import type { DirectiveLimits } from '../../items/index.js';
 import { formatUsd, parseUsd, type BudgetStore } from '../budget/index.js';
 import { setLimits, type ResolvedLimits } from '../directive/index.js';
-import type { DirectivePlan } from '../ops/index.js';
+import type { DirectivePlan } from '../admission/index.js';
 import type { ThreadRecord } from '../store/index.js';
 import {
   lastLimitsSet,

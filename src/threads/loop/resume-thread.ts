@@ -5,12 +5,8 @@ import type { DirectiveLimits, DirectiveProgram } from '../../items/index.js';
 import { formatUsd, type BudgetStore } from '../budget/index.js';
 import { returnSchemaOf } from '../directive/index.js';
 import { systemClock, systemRandom, type Clock, type RandomSource } from '../../ids/index.js';
-import {
-  loadOperation,
-  planDirectiveOperation,
-  type DirectivePlan,
-  type OperationContext,
-} from '../ops/index.js';
+import { loadOperation, type OperationContext } from '../../ops/index.js';
+import { planDirectiveOperation, type DirectivePlan } from '../admission/index.js';
 import type { ProviderClient } from '../providers/index.js';
 import {
   RegistryDb,

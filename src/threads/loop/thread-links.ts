@@ -1,4 +1,4 @@
-import type { ExecuteInput, OperationResult } from '../ops/index.js';
+import type { ExecuteInput, OperationResult } from '../../ops/index.js';
 import type { ThreadCaller } from '../thread-tools/caller.js';
 import type { LimitHit } from './limits-check.js';
 

@@ -6,7 +6,8 @@ import type { ContentPart, Message } from '../conversation/index.js';
 import { admittedHookRecord, renderSummary, type ReturnSchema } from '../directive/index.js';
 import { ThreadHooks, type HookHost } from '../hooks/index.js';
 import { type Clock, type RandomSource } from '../../ids/index.js';
-import type { DirectivePlan, OperationContext } from '../ops/index.js';
+import type { OperationContext } from '../../ops/index.js';
+import type { DirectivePlan } from '../admission/index.js';
 import {
   DEFAULT_RETRY_POLICY,
   withProviderRetries,

@@ -5,7 +5,7 @@ import {
   loadInputSchema,
   searchInputSchema,
   signInputSchema,
-} from '../ops/schemas.js';
+} from '../../ops/index.js';
 
 /** Above this many permitted ids, `item_id` describes the patterns instead of listing ids. */
 export const MAX_ITEM_ENUM = 64;

@@ -3,7 +3,8 @@ import { readSigner, sha256Hex } from '../../integrity/index.js';
 import { keyDir, type DirectiveProgram } from '../../items/index.js';
 import { parseLimitOverrides, returnSchemaOf } from '../directive/index.js';
 import { runThread, type ThreadResult } from '../loop/index.js';
-import { loadOperation, planDirectiveOperation, type OperationContext } from '../ops/index.js';
+import { loadOperation, type OperationContext } from '../../ops/index.js';
+import { planDirectiveOperation } from '../admission/index.js';
 import { createProviderClient, selectProvider } from '../providers/index.js';
 
 export interface RootThreadOptions {

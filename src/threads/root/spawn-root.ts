@@ -4,7 +4,7 @@ import type { Readable } from 'node:stream';
 import { ERROR_CODES, RyeError, isRyeError, type ErrorCode } from '../../errors/index.js';
 import { packageRoot } from '../../platform/index.js';
 import { capStrings } from '../../capabilities/index.js';
-import type { OperationContext } from '../ops/index.js';
+import type { OperationContext } from '../../ops/index.js';
 import {
   WORKER_OPTION,
   WORKER_REPORT_FD,

@@ -1,6 +1,6 @@
 import { hintFor, type ErrorCode } from '../../errors/index.js';
 import type { ThreadResult } from '../loop/index.js';
-import type { OperationResult } from '../ops/index.js';
+import type { OperationResult } from '../../ops/index.js';
 
 /**
  * A finished thread as an operation result (THREADS.md §13, §14): the one

@@ -24,3 +24,14 @@ export interface ThreadCaller {
   /** Aborts when the caller is cancelled. */
   readonly signal: AbortSignal;
 }
+
+declare module '../../ops/context.js' {
+  interface OperationContext {
+    /**
+     * The calling thread's in-process tree (its live descendants), for
+     * wait_threads and cancel_thread; set by the runner on the context of a
+     * thread's own calls. The operations pass it on and never read it.
+     */
+    readonly tree?: ThreadCaller;
+  }
+}

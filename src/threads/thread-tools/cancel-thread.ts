@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import type { OperationContext } from '../ops/context.js';
-import { parseOperationInput } from '../ops/parse-input.js';
+import type { OperationContext } from '../../ops/index.js';
+import { parseOperationInput } from '../../ops/index.js';
 import { requireCaller, requireDescendant } from './descendant.js';
 
 export const cancelThreadSchema = z.strictObject({

@@ -1,6 +1,6 @@
 import { RyeError } from '../../errors/index.js';
 import { tryParseThreadId } from '../../ids/index.js';
-import type { OperationContext } from '../ops/context.js';
+import type { OperationContext } from '../../ops/index.js';
 import type { ThreadCaller, ThreadHandle } from './caller.js';
 
 /**

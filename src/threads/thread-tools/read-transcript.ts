@@ -16,7 +16,7 @@ import {
   splitLines,
   verifyTranscript,
 } from '../transcript/index.js';
-import { parseOperationInput, type OperationContext } from '../ops/index.js';
+import { parseOperationInput, type OperationContext } from '../../ops/index.js';
 import { requireReachable } from './reach.js';
 
 const ID = 'rye/agent/threads/read_transcript';

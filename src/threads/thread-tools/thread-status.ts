@@ -3,7 +3,7 @@ import { loadTrustStore } from '../../integrity/index.js';
 import { trustStores } from '../../items/index.js';
 import { redactJson } from '../transcript/index.js';
 import { showThread } from '../loop/index.js';
-import { parseOperationInput, type OperationContext } from '../ops/index.js';
+import { parseOperationInput, type OperationContext } from '../../ops/index.js';
 import { requireReachable } from './reach.js';
 
 const ID = 'rye/agent/threads/thread_status';

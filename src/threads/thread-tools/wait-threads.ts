@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { RyeError } from '../../errors/index.js';
 import type { ThreadResult } from '../loop/thread-result.js';
-import type { OperationContext } from '../ops/context.js';
-import { parseOperationInput } from '../ops/parse-input.js';
+import type { OperationContext } from '../../ops/index.js';
+import { parseOperationInput } from '../../ops/index.js';
 import { requireCaller, requireDescendant } from './descendant.js';
 import { waitEntry } from './wait-entry.js';
 

@@ -7,7 +7,7 @@ import { pricingOf, recordOf } from '../loop/admission-facts.js';
 import { limitError } from '../loop/limits-check.js';
 import type { ThreadResult } from '../loop/thread-result.js';
 import type { ThreadRun } from '../loop/thread-run.js';
-import { planDirectiveOperation, type DirectivePlan } from '../ops/index.js';
+import { planDirectiveOperation, type DirectivePlan } from '../admission/index.js';
 import type { ProviderClient } from '../providers/index.js';
 import { checkThreadDir, threadPaths, writeThreadRecord } from '../store/index.js';
 import { TranscriptWriter } from '../transcript/index.js';

@@ -4,7 +4,7 @@ import type { SpawnOutcome, ThreadLinks } from '../loop/thread-links.js';
 import type { ThreadResult } from '../loop/thread-result.js';
 import type { ThreadRun } from '../loop/thread-run.js';
 import { sealToken, verifyPresented } from '../../capabilities/index.js';
-import { errorResult, type ExecuteInput, type OperationResult } from '../ops/index.js';
+import { errorResult, type ExecuteInput, type OperationResult } from '../../ops/index.js';
 import type { ThreadHandle } from '../thread-tools/caller.js';
 import { waitEntry } from '../thread-tools/wait-entry.js';
 import { spawnChild } from './spawn-child.js';

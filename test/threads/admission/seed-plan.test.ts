@@ -11,7 +11,10 @@ import {
   parseCapability,
   type Authority,
 } from '../../../src/capabilities/index.js';
-import { planDirectiveOperation, type DirectivePlan } from '../../../src/threads/ops/index.js';
+import {
+  planDirectiveOperation,
+  type DirectivePlan,
+} from '../../../src/threads/admission/index.js';
 import { rye } from '../../helpers/cli.js';
 import { BUILT_SYSTEM } from '../../helpers/exec-project.js';
 

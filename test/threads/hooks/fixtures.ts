@@ -5,12 +5,14 @@ import { operatorAuthority, type Authority } from '../../../src/capabilities/ind
 import { returnSchemaOf } from '../../../src/threads/directive/index.js';
 import type { HookHost } from '../../../src/threads/hooks/index.js';
 import { runThread, type ThreadResult } from '../../../src/threads/loop/index.js';
-import { loadOperation, planDirectiveOperation } from '../../../src/threads/ops/index.js';
+import { loadOperation } from '../../../src/ops/index.js';
+import { planDirectiveOperation } from '../../../src/threads/admission/index.js';
 import type { ThreadRun } from '../../../src/threads/loop/thread-run.js';
 import { createProviderClient, selectProvider } from '../../../src/threads/providers/index.js';
 import { threadPaths } from '../../../src/threads/store/index.js';
 import type { ScriptEntry } from '../../support/scripted-provider/index.js';
 import { MARKER_PERMISSIONS, threadProject, type ThreadProject } from '../loop/fixtures.js';
+import { THREADS_PORT } from '../../../src/threads/root/index.js';
 
 /** A python tool printing a fixed JSON document (and appending its params to the marker). */
 export function jsonTool(output: unknown, description = 'prints a fixed answer'): string {
@@ -114,7 +116,12 @@ export async function runDirective(
   inputs: unknown,
   options: RunOptions = {},
 ): Promise<ThreadResult> {
-  const ops = { spaces: p.spaces, env: p.env, authority: options.authority ?? operatorAuthority() };
+  const ops = {
+    spaces: p.spaces,
+    env: p.env,
+    authority: options.authority ?? operatorAuthority(),
+    threads: THREADS_PORT,
+  };
   const planned = await planDirectiveOperation(ops, directiveId, inputs);
   const model = planned.model!;
   const plan =

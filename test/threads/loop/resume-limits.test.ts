@@ -26,7 +26,7 @@ import {
   verifyTranscript,
 } from '../../../src/threads/transcript/index.js';
 import type { BudgetStore } from '../../../src/threads/budget/index.js';
-import type { DirectivePlan } from '../../../src/threads/ops/index.js';
+import type { DirectivePlan } from '../../../src/threads/admission/index.js';
 import type { ThreadRecord } from '../../../src/threads/store/index.js';
 import { refuseLimitsSet } from '../../../src/threads/loop/resume-limits.js';
 import { makeSigner } from '../../helpers/keys.js';

@@ -5,7 +5,7 @@ import { readSigner } from '../../../src/integrity/index.js';
 import { keyDir } from '../../../src/items/index.js';
 import { operatorAuthority } from '../../../src/capabilities/index.js';
 import { runThread } from '../../../src/threads/loop/index.js';
-import { planDirectiveOperation } from '../../../src/threads/ops/index.js';
+import { planDirectiveOperation } from '../../../src/threads/admission/index.js';
 import { createProviderClient, selectProvider } from '../../../src/threads/providers/index.js';
 import { isRyeError } from '../../../src/errors/index.js';
 import { setTimeout as delay } from 'node:timers/promises';

@@ -6,9 +6,10 @@ import {
   narrowAuthority,
   parseCapability,
 } from '../../../src/capabilities/index.js';
-import { runOperation, type OperationContext } from '../../../src/threads/ops/index.js';
+import { runOperation, type OperationContext } from '../../../src/ops/index.js';
 import { RegistryDb, registryDbPath } from '../../../src/threads/store/index.js';
 import { EXECUTE, threadProject, type ThreadProject } from '../loop/fixtures.js';
+import { THREADS_PORT } from '../../../src/threads/root/index.js';
 
 let open: ThreadProject | undefined;
 afterEach(async () => {
@@ -39,7 +40,13 @@ async function finishedThread(): Promise<{ p: ThreadProject; id: string }> {
 }
 
 function ctxOf(p: ThreadProject, extra: Partial<OperationContext> = {}): OperationContext {
-  return { spaces: p.spaces, env: p.env, authority: operatorAuthority(), ...extra };
+  return {
+    spaces: p.spaces,
+    env: p.env,
+    authority: operatorAuthority(),
+    threads: THREADS_PORT,
+    ...extra,
+  };
 }
 
 const tool = (name: string, parameters: Record<string, unknown>) => ({

@@ -7,7 +7,8 @@ import { returnSchemaOf } from '../../../src/threads/directive/index.js';
 import type { Clock, RandomSource } from '../../../src/ids/index.js';
 import type { DirectiveProgram } from '../../../src/items/index.js';
 import { resumeThread, runThread, type ThreadResult } from '../../../src/threads/loop/index.js';
-import { loadOperation, planDirectiveOperation } from '../../../src/threads/ops/index.js';
+import { loadOperation } from '../../../src/ops/index.js';
+import { planDirectiveOperation } from '../../../src/threads/admission/index.js';
 import {
   createProviderClient,
   selectProvider,
@@ -27,6 +28,7 @@ import {
   type ScriptEntry,
   type ScriptedProvider,
 } from '../../support/scripted-provider/index.js';
+import { THREADS_PORT } from '../../../src/threads/root/index.js';
 
 /** A directive, as the fixtures write them. */
 export function directive(options: {
@@ -226,7 +228,7 @@ export async function treeProject(
       return own > 0 ? hostPidOf(own, realpathSync(join(dir, label))) : undefined;
     },
     async run(directiveId, inputs, signal, ids) {
-      const ops = { spaces: p.spaces, env, authority: operatorAuthority() };
+      const ops = { spaces: p.spaces, env, authority: operatorAuthority(), threads: THREADS_PORT };
       const plan = await planDirectiveOperation(ops, directiveId, inputs);
       const selection = await selectProvider(
         p.spaces,
@@ -249,7 +251,7 @@ export async function treeProject(
       const { trust } = await loadTrustStore(trustStores(p.spaces));
       return resumeThread({
         projectRoot: p.project,
-        ops: { spaces: p.spaces, env, authority: operatorAuthority() },
+        ops: { spaces: p.spaces, env, authority: operatorAuthority(), threads: THREADS_PORT },
         threadId,
         message,
         signer,

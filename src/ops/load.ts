@@ -1,5 +1,5 @@
-import { allowed } from '../../capabilities/index.js';
-import { loadItem, type LoadedItem } from '../../catalog/index.js';
+import { allowed } from '../capabilities/index.js';
+import { loadItem, type LoadedItem } from '../catalog/index.js';
 import type { OperationContext } from './context.js';
 import type { LoadInput } from './schemas.js';
 import { denyUnder } from './search.js';

@@ -1,13 +1,9 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import {
-  narrowAuthority,
-  operatorAuthority,
-  authorityOf,
-} from '../../../src/capabilities/index.js';
-import { executeTool, type OperationContext } from '../../../src/threads/ops/index.js';
-import { makeExecProject } from '../../helpers/exec-project.js';
+import { narrowAuthority, operatorAuthority, authorityOf } from '../../src/capabilities/index.js';
+import { executeTool, runOperation, type OperationContext } from '../../src/ops/index.js';
+import { makeExecProject } from '../helpers/exec-project.js';
 
 /*
  * A thread's <sandbox> narrows the tools it runs (CONTAINMENT.md §1.4): the
@@ -46,10 +42,18 @@ describe('a thread’s sandbox bound reaches its tools', () => {
     const bounded = authorityOf(base.caps, 'thread', { write: ['out/**'], network: false });
     const ctx: OperationContext = { spaces: p.spaces, env: p.env, authority: bounded };
 
-    const planned = await executeTool(ctx, 'w/writer', { parameters: {}, dryRun: true });
+    const planned = await executeTool(ctx, 'w/writer', {
+      parameters: {},
+      dryRun: true,
+      nested: runOperation,
+    });
     expect(planned.plan?.sandbox).toMatchObject({ write: ['out/**'], network: false });
 
-    const result = await executeTool(ctx, 'w/writer', { parameters: {}, dryRun: false });
+    const result = await executeTool(ctx, 'w/writer', {
+      parameters: {},
+      dryRun: false,
+      nested: runOperation,
+    });
     expect(result.status, JSON.stringify(result)).toBe('success');
     expect((result.data as { tried: Record<string, string> }).tried['out/x.txt']).toBe('written');
     expect((result.data as { tried: Record<string, string> }).tried['wide/x.txt']).not.toBe(
@@ -60,7 +64,11 @@ describe('a thread’s sandbox bound reaches its tools', () => {
 
     // A narrowed authority (a channel's) keeps the bound.
     const channelCtx = { ...ctx, authority: narrowAuthority(bounded, base.caps) };
-    const again = await executeTool(channelCtx, 'w/writer', { parameters: {}, dryRun: true });
+    const again = await executeTool(channelCtx, 'w/writer', {
+      parameters: {},
+      dryRun: true,
+      nested: runOperation,
+    });
     expect(again.plan?.sandbox?.write).toEqual(['out/**']);
   });
 });

@@ -1,12 +1,12 @@
-import type { DirectiveMetadata, DirectiveProgram, Spaces } from '../../items/index.js';
-import { readItemMetadata, type ResolvedItem } from '../../items/index.js';
+import type { DirectiveMetadata, DirectiveProgram, Spaces } from '../items/index.js';
+import { readItemMetadata, type ResolvedItem } from '../items/index.js';
 import {
   allowed,
   capsOfPermissions,
   formatCapability,
   intersectCaps,
-} from '../../capabilities/index.js';
-import { enumerateItemFiles } from '../../catalog/index.js';
+} from '../capabilities/index.js';
+import { enumerateItemFiles } from '../catalog/index.js';
 
 /** A sign-time warning: a child directive that would not get what it declares. */
 export interface OrchestratorWarning {

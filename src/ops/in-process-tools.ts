@@ -1,4 +1,4 @@
-import type { InProcessTool } from '../../executor/index.js';
+import type { InProcessTool } from '../executor/index.js';
 
 /** The bundler's tool id (system space). */
 export const BUNDLER_TOOL_ID = 'rye/core/bundler/bundler';
@@ -11,7 +11,7 @@ export const BUNDLER_TOOL_ID = 'rye/core/bundler/bundler';
  * tool's failure with the check's message).
  */
 export const bundlerInProcess: InProcessTool = async ({ spaces, params }) => {
-  const { runBundlerAction } = await import('../../bundle/index.js');
+  const { runBundlerAction } = await import('../bundle/index.js');
   const result = await runBundlerAction(spaces, params);
   if (result.ok !== false) return { ok: true, data: { success: true, ...result } };
   const message = result.message ?? 'bundle check failed';
@@ -30,7 +30,7 @@ export const SANDBOXES_TOOL_ID = 'rye/core/sandbox/sandboxes';
  * by the identity rye recorded, never by a pid anyone else wrote down.
  */
 export const sandboxesInProcess: InProcessTool = async ({ spaces, params }) => {
-  const { daemonRecord, listDaemons, stopDaemon } = await import('../../sandbox/index.js');
+  const { daemonRecord, listDaemons, stopDaemon } = await import('../sandbox/index.js');
   const own = (record: { readonly project: string }): boolean => record.project === spaces.project;
   if (params['action'] === 'list') {
     const { daemons } = await listDaemons(spaces.user);

@@ -1,5 +1,5 @@
-import { allowed, requireAllowed } from '../../capabilities/index.js';
-import { searchItems, type SearchResult } from '../../catalog/index.js';
+import { allowed, requireAllowed } from '../capabilities/index.js';
+import { searchItems, type SearchResult } from '../catalog/index.js';
 import type { OperationContext } from './context.js';
 import type { SearchInput } from './schemas.js';
 

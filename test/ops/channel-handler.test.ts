@@ -7,14 +7,15 @@ import {
   operatorAuthority,
   parseCapability,
   type Authority,
-} from '../../../src/capabilities/index.js';
+} from '../../src/capabilities/index.js';
 import {
   MAX_CHANNEL_DEPTH,
   capsOfToolPatterns,
   channelHandler,
-} from '../../../src/threads/ops/channel-handler.js';
-import { executeTool, type OperationContext } from '../../../src/threads/ops/index.js';
-import { makeExecProject, type ExecProject } from '../../helpers/exec-project.js';
+} from '../../src/ops/channel-handler.js';
+import { executeTool, runOperation, type OperationContext } from '../../src/ops/index.js';
+import { THREADS_PORT } from '../../src/threads/root/index.js';
+import { makeExecProject, type ExecProject } from '../helpers/exec-project.js';
 
 /*
  * The operation channel end to end (CONTAINMENT.md §1.7): signed tools in the
@@ -77,7 +78,12 @@ async function project(): Promise<ExecProject> {
 }
 
 function context(p: ExecProject, authority: Authority = operatorAuthority()): OperationContext {
-  return { spaces: p.spaces, env: { ...p.env, RYE_CAP_TOKEN: 'rye_cap_secret' }, authority };
+  return {
+    spaces: p.spaces,
+    env: { ...p.env, RYE_CAP_TOKEN: 'rye_cap_secret' },
+    authority,
+    threads: THREADS_PORT,
+  };
 }
 
 interface Report {
@@ -93,7 +99,11 @@ async function run(
   parallel = false,
 ): Promise<Report> {
   const parameters = { requests, parallel };
-  const result = await executeTool(ctx, toolId, { parameters, dryRun: false });
+  const result = await executeTool(ctx, toolId, {
+    parameters,
+    dryRun: false,
+    nested: runOperation,
+  });
   expect(result.status, JSON.stringify(result)).toBe('success');
   expect(result.metadata.sandbox).toBe('bwrap');
   return result.data as Report;
@@ -290,7 +300,7 @@ describe('the operation channel, end to end in the sandbox', () => {
     const p = await project();
     const example = fileURLToPath(
       new URL(
-        '../../../examples/channel/.ai/tools/examples/channel/load_knowledge.sh',
+        '../../examples/channel/.ai/tools/examples/channel/load_knowledge.sh',
         import.meta.url,
       ),
     );
@@ -298,6 +308,7 @@ describe('the operation channel, end to end in the sandbox', () => {
     await p.sign('tool', 'examples/channel/load_knowledge');
     const ok = await executeTool(context(p), 'examples/channel/load_knowledge', {
       parameters: { item_id: 'notes/hello' },
+      nested: runOperation,
       dryRun: false,
     });
     expect(ok).toMatchObject({
@@ -311,6 +322,7 @@ describe('the operation channel, end to end in the sandbox', () => {
     ]);
     const denied = await executeTool(context(p, narrowed), 'examples/channel/load_knowledge', {
       parameters: { item_id: 'private/secret' },
+      nested: runOperation,
       dryRun: false,
     });
     expect(denied).toMatchObject({
@@ -357,7 +369,7 @@ describe('capsOfToolPatterns()', () => {
 describe('channelHandler()', () => {
   it('inside a thread, a thread tool still needs its grant in the tool’s set (no implicit grant)', async () => {
     const p = await project();
-    const handler = channelHandler({ ...context(p), thread: 'T-parent' });
+    const handler = channelHandler({ ...context(p), thread: 'T-parent' }, runOperation);
     const cancel = {
       op: 'execute' as const,
       input: { item_type: 'tool', item_id: 'rye/agent/threads/cancel_thread', parameters: {} },
@@ -371,7 +383,7 @@ describe('channelHandler()', () => {
 
   it('answers a bad input with the operation’s own refusal, never a throw', async () => {
     const p = await project();
-    const handler = channelHandler(context(p));
+    const handler = channelHandler(context(p), runOperation);
     expect(await handler({ op: 'load', input: 'notes/hello' }, ['rye.*'])).toMatchObject({
       status: 'error',
       error: { code: 'OPERATION_INPUT_INVALID' },
@@ -393,7 +405,10 @@ describe('channelHandler()', () => {
       ),
     );
     await p.sign('tool', 'ch/**');
-    const handler = channelHandler({ ...context(p), channelDepth: MAX_CHANNEL_DEPTH });
+    const handler = channelHandler(
+      { ...context(p), channelDepth: MAX_CHANNEL_DEPTH },
+      runOperation,
+    );
     const deeper = {
       op: 'execute' as const,
       input: { item_type: 'tool', item_id: 'ch/deep', parameters: {} },
@@ -404,7 +419,10 @@ describe('channelHandler()', () => {
     });
     expect(existsSync(marker)).toBe(false);
     // One level up, the same request runs the tool, and it marks.
-    const shallower = channelHandler({ ...context(p), channelDepth: MAX_CHANNEL_DEPTH - 1 });
+    const shallower = channelHandler(
+      { ...context(p), channelDepth: MAX_CHANNEL_DEPTH - 1 },
+      runOperation,
+    );
     expect(await shallower(deeper, ['rye.execute.tool.*'])).toMatchObject({ status: 'success' });
     expect(existsSync(marker)).toBe(true);
   });

@@ -1,5 +1,5 @@
-import { RyeError, isRyeError, type ErrorCode } from '../../errors/index.js';
-import { readSigner } from '../../integrity/index.js';
+import { RyeError, isRyeError, type ErrorCode } from '../errors/index.js';
+import { readSigner } from '../integrity/index.js';
 import {
   parsePermissions,
   ensureSelfTrusted,
@@ -9,8 +9,8 @@ import {
   signItemFile,
   type ItemType,
   type SpaceName,
-} from '../../items/index.js';
-import { requireAllowed } from '../../capabilities/index.js';
+} from '../items/index.js';
+import { requireAllowed } from '../capabilities/index.js';
 import type { OperationContext } from './context.js';
 import { lintOrchestrator, type OrchestratorWarning } from './orchestrator-lint.js';
 
@@ -95,7 +95,7 @@ export async function signOperation(
   const stale =
     request.itemType === 'tool' && rewritten.length > 0
       ? await (
-          await import('../../lockfile/index.js')
+          await import('../lockfile/index.js')
         ).lockfilesAffectedBy(
           ctx.spaces,
           rewritten.map((s) => s.item),

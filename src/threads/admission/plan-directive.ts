@@ -1,8 +1,8 @@
 import { isRyeError, type ErrorCode } from '../../errors/index.js';
 import { sha256Hex } from '../../integrity/index.js';
 import type { DirectiveLimits, DirectiveProgram, ItemType } from '../../items/index.js';
-import { planThread, type ThreadPlan } from '../admission/index.js';
-import type { ModelForPlan } from '../admission/index.js';
+import { planThread, type ThreadPlan } from './plan-thread.js';
+import type { ModelForPlan } from './worst-case-plan.js';
 import {
   allowed,
   capStrings,
@@ -14,9 +14,8 @@ import {
 } from '../../capabilities/index.js';
 import { enumerateItemFiles } from '../../catalog/index.js';
 import { MAX_ITEM_ENUM, type IdOffer } from '../prompt/index.js';
-import type { OperationContext } from './context.js';
-import { loadOperation } from './load.js';
-import { THREAD_TOOLS } from '../thread-tools/index.js';
+import { loadOperation, type OperationContext } from '../../ops/index.js';
+import { THREAD_TOOL_IDS } from './thread-tool-ids.js';
 import { plannedToolSandboxes } from './tool-sandboxes.js';
 
 export interface DirectivePlan extends ThreadPlan {
@@ -115,7 +114,7 @@ export async function planDirectiveOperation(
 function withThreadTools(caps: CapSet, offer: IdOffer): IdOffer {
   if (offer.ids === null || !capStrings(caps).some((c) => c.startsWith('rye.execute.directive.')))
     return offer;
-  const ids = [...new Set([...offer.ids, ...Object.keys(THREAD_TOOLS)])];
+  const ids = [...new Set([...offer.ids, ...THREAD_TOOL_IDS])];
   return ids.length <= MAX_ITEM_ENUM ? { ...offer, ids } : { ...offer, ids: null };
 }
 

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { RyeError } from '../../errors/index.js';
+import { RyeError } from '../errors/index.js';
 import type { OperationName } from './schemas.js';
 
 /**

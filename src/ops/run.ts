@@ -1,6 +1,6 @@
-import { RyeError, hintFor, isRyeError } from '../../errors/index.js';
+import { RyeError, hintFor, isRyeError } from '../errors/index.js';
+import { errorResult } from './error-result.js';
 import type { OperationContext } from './context.js';
-import { executeDirective } from './execute-directive.js';
 import { executeTool } from './execute-tool.js';
 import { executeThreadTool } from './execute-thread-tool.js';
 import { loadOperation } from './load.js';
@@ -8,20 +8,6 @@ import { parseOperationInput } from './parse-input.js';
 import { OPERATION_SCHEMAS, type OperationName, type OperationResult } from './schemas.js';
 import { searchOperation } from './search.js';
 import { signOperation } from './sign.js';
-
-/** The error half of an operation result, from a refusal. */
-export function errorResult(error: RyeError, itemId?: string): OperationResult {
-  return {
-    status: 'error',
-    ...(itemId === undefined ? {} : { item_id: itemId }),
-    error: {
-      code: error.code,
-      message: error.message,
-      hint: hintFor(error.code),
-      ...(error.details === undefined ? {} : { details: error.details }),
-    },
-  };
-}
 
 /**
  * The one door of the four operations (THREADS.md §1): parse the input from
@@ -40,7 +26,14 @@ export async function runOperation(
     switch (name) {
       case 'execute': {
         const input = parseOperationInput(name, OPERATION_SCHEMAS.execute, rawInput);
-        if (input.item_type === 'directive') return await executeDirective(ctx, input);
+        if (input.item_type === 'directive') {
+          if (ctx.threads === undefined)
+            throw new RyeError(
+              'THREAD_RUNNER_UNAVAILABLE',
+              `Cannot execute directive ${input.item_id}: no thread runner is wired into this operation context`,
+            );
+          return await ctx.threads.executeDirective(ctx, input);
+        }
         if (input.item_type !== 'tool')
           throw new RyeError(
             'OPERATION_INPUT_INVALID',
@@ -58,6 +51,7 @@ export async function runOperation(
         );
         if (virtual !== undefined) return virtual;
         const result = await executeTool(ctx, input.item_id, {
+          nested: runOperation,
           parameters: input.parameters ?? {},
           dryRun: input.dry_run === true,
         });

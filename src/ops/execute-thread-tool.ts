@@ -1,4 +1,4 @@
-import { requireAllowed } from '../../capabilities/index.js';
+import { requireAllowed } from '../capabilities/index.js';
 import type { OperationContext } from './context.js';
 import type { OperationResult } from './schemas.js';
 
@@ -7,7 +7,8 @@ export const THREAD_TOOL_PREFIX = 'rye/agent/threads/';
 
 /**
  * Run `toolId` in process when it names a thread tool, before the executor is
- * consulted; undefined when it does not (the executor takes it). The operator
+ * consulted; undefined when it does not (the executor takes it). The thread
+ * runner wired into the context (`ctx.threads`) knows the tools. The operator
  * (no `ctx.thread`) needs `execute` on the tool id, e.g.
  * `rye.execute.tool.rye/agent/threads/*`; a thread's model is implicitly
  * granted the tools on its own descendants, which each handler enforces.
@@ -21,10 +22,8 @@ export async function executeThreadTool(
   parameters: Record<string, unknown>,
   dryRun: boolean,
 ): Promise<OperationResult | undefined> {
-  if (!toolId.startsWith(THREAD_TOOL_PREFIX)) return undefined;
-  // Loaded on use: the thread tools read the registry and transcripts.
-  const { threadToolOf } = await import('../thread-tools/index.js');
-  const handler = threadToolOf(toolId);
+  if (!toolId.startsWith(THREAD_TOOL_PREFIX) || ctx.threads === undefined) return undefined;
+  const handler = await ctx.threads.threadTool(toolId);
   if (handler === undefined) return undefined;
   if (ctx.thread === undefined) requireAllowed(ctx.authority, 'execute', 'tool', toolId);
   if (dryRun) return { status: 'success', item_id: toolId, data: { dry_run: true } };

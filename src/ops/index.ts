@@ -1,12 +1,17 @@
-export type { OperationContext } from './context.js';
+export type {
+  OperationContext,
+  OperationRunner,
+  ThreadToolHandler,
+  ThreadsPort,
+} from './context.js';
 export { executeTool } from './execute-tool.js';
 export { THREAD_TOOL_PREFIX, executeThreadTool } from './execute-thread-tool.js';
 export type { ExecuteToolOptions } from './execute-tool.js';
 export { loadOperation } from './load.js';
 export { parseOperationInput } from './parse-input.js';
-export { planDirectiveOperation } from './plan-directive.js';
-export type { DirectivePlan, PlanDirectiveOptions } from './plan-directive.js';
-export { errorResult, runOperation } from './run.js';
+export { errorResult } from './error-result.js';
+export { runOperation } from './run.js';
+export { runOperationLazily } from './run-lazily.js';
 export {
   OPERATION_SCHEMAS,
   errorSchema,

@@ -1,6 +1,6 @@
-import { RyeError, isRyeError } from '../../errors/index.js';
-import type { ChannelHandler } from '../../executor/index.js';
-import { ITEM_TYPES, type ItemType } from '../../items/index.js';
+import { RyeError, isRyeError } from '../errors/index.js';
+import type { ChannelHandler } from '../executor/index.js';
+import { ITEM_TYPES, type ItemType } from '../items/index.js';
 import {
   CAPABILITY_PREFIX,
   CAP_VERBS,
@@ -11,9 +11,9 @@ import {
   type Authority,
   type CapVerb,
   type Capability,
-} from '../../capabilities/index.js';
-import type { OperationContext } from './context.js';
-import type * as Run from './run.js';
+} from '../capabilities/index.js';
+import type { OperationContext, OperationRunner } from './context.js';
+import { errorResult } from './error-result.js';
 import { THREAD_TOOL_PREFIX } from './execute-thread-tool.js';
 
 /**
@@ -39,7 +39,10 @@ export const MAX_CHANNEL_DEPTH = 3;
  * the project's codes (CAPABILITY_DENIED, OPERATION_INPUT_INVALID…); only a
  * bug throws.
  */
-export function channelHandler(ctx: OperationContext): ChannelHandler {
+export function channelHandler(
+  ctx: OperationContext,
+  runOperation: OperationRunner,
+): ChannelHandler {
   // One tool call's channel passes the same patterns every time: narrow once.
   let narrowedFor: readonly string[] | undefined;
   let narrowed: Authority | undefined;
@@ -55,7 +58,6 @@ export function channelHandler(ctx: OperationContext): ChannelHandler {
     return narrowed;
   };
   return async (request, toolPatterns) => {
-    const { errorResult, runOperation } = await runModule();
     const input = request.input;
     const itemId = stringField(input, 'item_id');
     try {
@@ -85,13 +87,6 @@ export function channelHandler(ctx: OperationContext): ChannelHandler {
       throw error;
     }
   };
-}
-
-/** run.ts, loaded on first use and kept: it imports execute-tool.ts, which wires this handler. */
-let runLoaded: Promise<typeof Run> | undefined;
-function runModule(): Promise<typeof Run> {
-  runLoaded ??= import('./run.js');
-  return runLoaded;
 }
 
 /**

@@ -6,10 +6,11 @@ import {
   operatorAuthority,
   parseCapability,
 } from '../../../src/capabilities/index.js';
-import { runOperation } from '../../../src/threads/ops/index.js';
-import { plannedToolSandboxes } from '../../../src/threads/ops/tool-sandboxes.js';
+import { runOperation } from '../../../src/ops/index.js';
+import { plannedToolSandboxes } from '../../../src/threads/admission/tool-sandboxes.js';
 import { makeExecProject } from '../../helpers/exec-project.js';
 import { makeExampleProject } from '../../support/task-manager/example-project.js';
+import { THREADS_PORT } from '../../../src/threads/root/index.js';
 
 /*
  * --plan and the dry run of a directive list the effective sandbox of every
@@ -35,7 +36,7 @@ describe('a directive’s dry run shows the sandbox of every tool it may run', (
         inputs: { plan_path: '.ai/plans/x.md', name: 'task-manager' },
         dry_run: true,
       },
-      { spaces: p.spaces, env: p.env, authority: operatorAuthority() },
+      { spaces: p.spaces, env: p.env, authority: operatorAuthority(), threads: THREADS_PORT },
     );
     expect(answer.status, JSON.stringify(answer)).toBe('success');
     const plan = (answer as { data: Record<string, unknown> }).data;

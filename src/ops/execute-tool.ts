@@ -1,7 +1,7 @@
-import { isRyeError } from '../../errors/index.js';
-import { execute, type ExecuteResult } from '../../executor/index.js';
-import { isReservedId, parseItemId } from '../../items/index.js';
-import { allowed, allowedViaChain, requireAllowed } from '../../capabilities/index.js';
+import { isRyeError } from '../errors/index.js';
+import { execute, type ExecuteResult } from '../executor/index.js';
+import { isReservedId, parseItemId } from '../items/index.js';
+import { allowed, allowedViaChain, requireAllowed } from '../capabilities/index.js';
 import { channelHandler } from './channel-handler.js';
 import {
   BUNDLER_TOOL_ID,
@@ -9,12 +9,14 @@ import {
   bundlerInProcess,
   sandboxesInProcess,
 } from './in-process-tools.js';
-import type { OperationContext } from './context.js';
+import type { OperationContext, OperationRunner } from './context.js';
 
 export interface ExecuteToolOptions {
   readonly parameters: Record<string, unknown>;
   readonly dryRun: boolean;
   readonly frozen?: boolean;
+  /** Runs the tool's nested calls on the operation channel (`runOperation`). */
+  readonly nested: OperationRunner;
 }
 
 /**
@@ -71,7 +73,7 @@ function run(
       ...(ctx.sandbox === undefined ? {} : { mode: ctx.sandbox }),
       ...(ctx.authority.sandbox === undefined ? {} : { grants: ctx.authority.sandbox }),
       // Opened only when the tool declares `rye:`; answered under this call's authority.
-      channel: channelHandler(ctx),
+      channel: channelHandler(ctx, options.nested),
     },
     inProcess: {
       [BUNDLER_TOOL_ID]: bundlerInProcess,

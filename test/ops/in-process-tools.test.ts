@@ -1,13 +1,13 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { execute } from '../../../src/executor/index.js';
-import { readSigner } from '../../../src/integrity/index.js';
-import { keyDir } from '../../../src/items/index.js';
-import { operatorAuthority } from '../../../src/capabilities/index.js';
-import { executeTool } from '../../../src/threads/ops/index.js';
-import { makeExecProject } from '../../helpers/exec-project.js';
-import { TASK_MANAGER_ID, writeTaskManager } from '../../helpers/task-manager.js';
+import { execute } from '../../src/executor/index.js';
+import { readSigner } from '../../src/integrity/index.js';
+import { keyDir } from '../../src/items/index.js';
+import { operatorAuthority } from '../../src/capabilities/index.js';
+import { executeTool, runOperation } from '../../src/ops/index.js';
+import { makeExecProject } from '../helpers/exec-project.js';
+import { TASK_MANAGER_ID, writeTaskManager } from '../helpers/task-manager.js';
 
 /*
  * The bundler signs a manifest with the user's key, which no tool process
@@ -31,7 +31,7 @@ describe('in-process system tools', () => {
     const result = await executeTool(
       { spaces: p.spaces, env: p.env, authority: operatorAuthority() },
       'rye/core/bundler/bundler',
-      { parameters: create, dryRun: false },
+      { parameters: create, dryRun: false, nested: runOperation },
     );
     expect(result.status, JSON.stringify(result)).toBe('success');
     expect(result.metadata.sandbox).toBe('none');
