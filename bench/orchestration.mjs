@@ -19,7 +19,7 @@ import {
 } from '../dist/src/threads/budget/index.js';
 import { operatorAuthority } from '../dist/src/capabilities/index.js';
 import { returnSchemaOf } from '../dist/src/threads/directive/index.js';
-import { runThread } from '../dist/src/threads/loop/index.js';
+import { runThread } from '../dist/src/threads/tree/index.js';
 import { loadOperation, planDirectiveOperation } from '../dist/src/ops/index.js';
 import { benchProject } from './threads.mjs';
 import { median, report } from './util.mjs';

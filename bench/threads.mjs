@@ -41,7 +41,7 @@ import {
 import { memoryBudgetStore } from '../dist/src/threads/budget/index.js';
 import { operatorAuthority } from '../dist/src/capabilities/index.js';
 import { returnSchemaOf } from '../dist/src/threads/directive/index.js';
-import { runThread } from '../dist/src/threads/loop/index.js';
+import { runThread } from '../dist/src/threads/tree/index.js';
 import { CancelRequests, RegistryDb, registryDbPath } from '../dist/src/threads/store/index.js';
 import { loadOperation, planDirectiveOperation } from '../dist/src/ops/index.js';
 import { median, report } from './util.mjs';

@@ -2,7 +2,7 @@
 //
 // A domain's index.ts is its only door (STYLE.md), and a command imports a few
 // names through it. esbuild's code splitting follows every import record of a
-// door, so one name imported through threads/ops/index.ts put all of threads/ops
+// door, so one name imported through ops/index.ts put all of ops
 // (zod, the search catalog, SQLite) in the chunk `rye execute` loads. Here each
 // named import or re-export through a door becomes an import of the module
 // that defines the name: the source keeps its doors, the bundle loads only the
@@ -23,7 +23,7 @@ import { walkFiles } from './walk-files.mjs';
  * one more file to load (~0.3 ms each): verify-file loaded 36 files instead of
  * 15 for 8% fewer bytes; rye execute loads 27 files with these whole, 33
  * without. Never a door whose modules pull in a heavy library some of its
- * users do without (bundle: yaml; threads/ops: zod).
+ * users do without (bundle: yaml; ops: zod).
  */
 const WHOLE = ['errors', 'platform', 'integrity', 'items', 'lockfile', 'executor', 'capabilities'];
 

@@ -225,8 +225,10 @@ export type { Recheck } from './catalog/index.js';
 export type { CheckpointMode, VerifyTranscriptOptions } from './threads/transcript/index.js';
 
 // Issue 14 (the thread runner): run a directive as a thread; list, show and verify threads.
-export { listThreads, runThread, showThread, verifyThread } from './threads/loop/index.js';
-export type { RunThreadInput, ThreadResult, ThreadVerification } from './threads/loop/index.js';
+export { listThreads, showThread, verifyThread } from './threads/control/index.js';
+export { runThread } from './threads/tree/index.js';
+export type { RunThreadInput, ThreadResult } from './threads/loop/index.js';
+export type { ThreadVerification } from './threads/control/index.js';
 
 // Issue 15 (hooks and compaction): the seam that runs hook children, the live-window measure.
 export { windowTokens } from './threads/hooks/index.js';
@@ -251,17 +253,17 @@ export {
   resumeThread,
   tailTranscript,
   waitThreads,
-  watchCancelRequests,
-} from './threads/loop/index.js';
+} from './threads/control/index.js';
+export { watchCancelRequests } from './threads/loop/index.js';
 export type {
   CancelOutcome,
   CancelThreadInput,
   ResumeThreadInput,
   TailInput,
-  ThreadOutcome,
   WaitResult,
   WaitThreadsInput,
-} from './threads/loop/index.js';
+} from './threads/control/index.js';
+export type { ThreadOutcome } from './threads/outcome/index.js';
 
 // The four operations as a library call (what the CLI, threads and MCP call), and the
 // authorities they run under: the operator's whole authority, narrowed by a capability set.

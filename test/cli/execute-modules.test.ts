@@ -53,7 +53,7 @@ describe('rye execute loads what a tool run uses', () => {
       'node_modules/yaml/',
       'node_modules/zod/',
       'src/catalog/',
-      'src/threads/ops/schemas.ts',
+      'src/ops/schemas.ts',
     ])
       expect(holding(res.files, source), source).toEqual([]);
   });

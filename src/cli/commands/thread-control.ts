@@ -1,7 +1,7 @@
 import { Command } from 'commander';
 import { RyeError } from '../../errors/index.js';
 import type { TrustSet } from '../../integrity/index.js';
-import type { ThreadOutcome } from '../../threads/loop/index.js';
+import type { ThreadOutcome } from '../../threads/outcome/index.js';
 import {
   contextOf,
   withCommonOptions,
@@ -34,7 +34,8 @@ export function addThreadControl(thread: Command, io: CliIo, run: Runner, trustO
       .action((id: string, options: CancelOptions) =>
         run(options, async () => {
           const ctx = contextOf(options, io);
-          const { cancelThread, parseCancelReason } = await import('../../threads/loop/index.js');
+          const { cancelThread, parseCancelReason } =
+            await import('../../threads/control/index.js');
           const reason = parseCancelReason(options.reason ?? 'cancelled by the operator');
           const outcome = await cancelThread({
             projectRoot: ctx.spaces.project,
@@ -63,7 +64,7 @@ export function addThreadControl(thread: Command, io: CliIo, run: Runner, trustO
       .action((ids: string[], options: WaitOptions) =>
         run(options, async () => {
           const ctx = contextOf(options, io);
-          const { waitThreads } = await import('../../threads/loop/index.js');
+          const { waitThreads } = await import('../../threads/control/index.js');
           const timeoutMs = options.timeout === undefined ? undefined : secondsOf(options.timeout);
           const result = await waitThreads({
             projectRoot: ctx.spaces.project,

@@ -31,7 +31,7 @@ export async function resumeCommand(
 ): Promise<number> {
   const { parseLimitOverrides } = await import('../../threads/directive/index.js');
   const limits = parseLimitOverrides(options.limit ?? []);
-  const { resumeThread } = await import('../../threads/loop/index.js');
+  const { resumeThread } = await import('../../threads/control/index.js');
   const { createProviderClient, selectProvider } = await import('../../threads/providers/index.js');
   const { readSigner } = await import('../../integrity/index.js');
   const { keyDir } = await import('../../items/index.js');

@@ -14,7 +14,7 @@ export async function tailCommand(
   follow: boolean,
   trust: TrustSet,
 ): Promise<number> {
-  const { tailTranscript } = await import('../../threads/loop/index.js');
+  const { tailTranscript } = await import('../../threads/control/index.js');
   const { userMacKeyring } = await import('../../threads/store/index.js');
   const stop = new AbortController();
   const onSignal = (): void => stop.abort();

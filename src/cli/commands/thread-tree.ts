@@ -1,6 +1,6 @@
 import { Command } from 'commander';
 import type { TrustSet } from '../../integrity/index.js';
-import type { TreeViewNode } from '../../threads/loop/index.js';
+import type { TreeViewNode } from '../../threads/control/index.js';
 import {
   contextOf,
   withCommonOptions,
@@ -24,7 +24,7 @@ export function addThreadViews(thread: Command, io: CliIo, run: Runner, trustOf:
       .action((id: string, options: CommonOptions) =>
         run(options, async () => {
           const ctx = contextOf(options, io);
-          const { threadTree } = await import('../../threads/loop/index.js');
+          const { threadTree } = await import('../../threads/control/index.js');
           const tree = await threadTree(ctx.spaces.project, id, await trustOf(ctx));
           emit(ctx, { ok: true, tree }, treeLines(tree, ''));
           return 0;
@@ -38,7 +38,7 @@ export function addThreadViews(thread: Command, io: CliIo, run: Runner, trustOf:
       .action((id: string, options: CommonOptions) =>
         run(options, async () => {
           const ctx = contextOf(options, io);
-          const { threadTree } = await import('../../threads/loop/index.js');
+          const { threadTree } = await import('../../threads/control/index.js');
           const tree = await threadTree(ctx.spaces.project, id, await trustOf(ctx));
           const rows = flatten(tree).map((n) => ({
             thread_id: n.thread_id,

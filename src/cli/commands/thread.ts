@@ -38,7 +38,7 @@ export function threadCommand(io: CliIo, run: Runner): Command {
       .action((options: ListOptions) =>
         run(options, async () => {
           const ctx = contextOf(options, io);
-          const { listThreads } = await import('../../threads/loop/index.js');
+          const { listThreads } = await import('../../threads/control/index.js');
           const threads = listThreads(ctx.spaces.project, {
             ...(options.status === undefined ? {} : { status: statusOf(options.status) }),
             ...(options.tree === undefined ? {} : { tree: options.tree }),
@@ -62,7 +62,7 @@ export function threadCommand(io: CliIo, run: Runner): Command {
       .action((id: string, options: CommonOptions) =>
         run(options, async () => {
           const ctx = contextOf(options, io);
-          const { showThread } = await import('../../threads/loop/index.js');
+          const { showThread } = await import('../../threads/control/index.js');
           const shown = await showThread(
             ctx.spaces.project,
             id,
@@ -93,7 +93,7 @@ export function threadCommand(io: CliIo, run: Runner): Command {
       .action((id: string, options: CommonOptions) =>
         run(options, async () => {
           const ctx = contextOf(options, io);
-          const { verifyThread } = await import('../../threads/loop/index.js');
+          const { verifyThread } = await import('../../threads/control/index.js');
           const v = await verifyThread(
             ctx.spaces.project,
             id,

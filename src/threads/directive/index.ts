@@ -1,7 +1,7 @@
-export { admitHooks, admittedHookRecord } from './hooks.js';
-export type { AdmittedHook } from './hooks.js';
-export { resolveInputs } from './inputs.js';
-export type { InputValues } from './inputs.js';
+export { admitHooks, admittedHookRecord } from './admit-hooks.js';
+export type { AdmittedHook } from './admit-hooks.js';
+export { resolveInputs } from './resolve-inputs.js';
+export type { InputValues } from './resolve-inputs.js';
 export { Interpolator, interpolate, interpolateProgram, renderValue } from './interpolate.js';
 export {
   DEFAULT_LIMITS,
@@ -10,7 +10,7 @@ export {
   parseLimitOverrides,
   resolveLimits,
   setLimits,
-} from './limits.js';
-export type { ResolvedLimits } from './limits.js';
-export { renderSummary, returnSchemaOf, validateReturn } from './outputs.js';
-export type { Outcome, ReturnField, ReturnSchema, SummaryValues } from './outputs.js';
+} from './resolve-limits.js';
+export type { ResolvedLimits } from './resolve-limits.js';
+export { renderSummary, returnSchemaOf, validateReturn } from './validate-return.js';
+export type { Outcome, ReturnField, ReturnSchema, SummaryValues } from './validate-return.js';

@@ -12,7 +12,7 @@ import {
   type JsonValue,
   type ValidationIssue,
 } from '../../items/index.js';
-import type { InputValues } from './inputs.js';
+import type { InputValues } from './resolve-inputs.js';
 
 const MAX_ISSUES = 100;
 

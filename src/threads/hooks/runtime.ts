@@ -1,7 +1,7 @@
 import { RyeError } from '../../errors/index.js';
 import type { HookEvent, JsonValue } from '../../items/index.js';
 import type { AdmittedHook } from '../directive/index.js';
-import { resultText } from '../loop/result-text.js';
+import { resultText } from '../prompt/result-text.js';
 import type { OperationContext } from '../../ops/index.js';
 import type { TranscriptWriter } from '../transcript/index.js';
 import { parseControl, type ControlEvent, type ControlOf } from './control.js';

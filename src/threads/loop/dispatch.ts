@@ -2,7 +2,7 @@ import { RyeError, isRyeError } from '../../errors/index.js';
 import { isReservedId, parseItemType } from '../../items/index.js';
 import { allowed, requireAllowed } from '../../capabilities/index.js';
 import { validateReturn, type ReturnSchema } from '../directive/index.js';
-import { reaches, threadsNamed } from '../thread-tools/reach.js';
+import { reaches, threadsNamed } from '../store/thread-reach.js';
 import type { LimitHit } from './limits-check.js';
 import {
   OPERATION_SCHEMAS,

@@ -28,8 +28,8 @@ import {
   type ToolCall,
 } from './dispatch.js';
 import { limitBeforeCall, limitError, type LimitHit } from './limits-check.js';
-import { resultText } from './result-text.js';
-import type { ThreadLinks } from './thread-links.js';
+import { resultText } from '../prompt/result-text.js';
+import type { ThreadLinks } from './tree-links.js';
 import { publicCost, type ThreadResult } from './thread-result.js';
 import { mapInWindow } from './window.js';
 

@@ -11,4 +11,4 @@ export {
   workerJobSchema,
 } from './worker-job.js';
 export type { WorkerJob, WorkerReport } from './worker-job.js';
-export { THREADS_PORT } from './execute-directive.js';
+export { THREADS_PORT } from './threads-port.js';

@@ -28,3 +28,4 @@ export { CANCEL_MIGRATIONS, CancelRequests } from './cancel-requests.js';
 export type { CancelRequest } from './cancel-requests.js';
 export { FINISHED_STATUSES, isLive, markOrphansInterrupted, treeOwnerAlive } from './orphans.js';
 export { threadMacKeyring, userMacKeyring } from './user-mac.js';
+export { reaches, requireReachable, threadsNamed } from './thread-reach.js';

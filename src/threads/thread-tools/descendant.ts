@@ -1,7 +1,7 @@
 import { RyeError } from '../../errors/index.js';
 import { tryParseThreadId } from '../../ids/index.js';
 import type { OperationContext } from '../../ops/index.js';
-import type { ThreadCaller, ThreadHandle } from './caller.js';
+import type { ThreadCaller, ThreadHandle } from '../loop/thread-caller.js';
 
 /**
  * The calling thread's in-process tree. wait_threads and cancel_thread act

@@ -1,11 +1,9 @@
 import type { ThreadToolHandler } from '../../ops/index.js';
 import type { ThreadToolId } from '../admission/index.js';
-import { cancelThread } from './cancel-thread.js';
-import { readTranscriptTool } from './read-transcript.js';
-import { threadStatusTool } from './thread-status.js';
-import { waitThreads } from './wait-threads.js';
-
-export { requireReachable } from './reach.js';
+import { cancelThread } from './cancel-thread-tool.js';
+import { readTranscriptTool } from './read-transcript-tool.js';
+import { threadStatusTool } from './thread-status-tool.js';
+import { waitThreads } from './wait-threads-tool.js';
 
 /** The thread tools by id. To add one: its id in THREAD_TOOL_IDS, one entry here and its own file. */
 export const THREAD_TOOLS: Readonly<Record<ThreadToolId, ThreadToolHandler>> = {
@@ -20,8 +18,6 @@ export function threadToolOf(toolId: string): ThreadToolHandler | undefined {
   return Object.hasOwn(THREAD_TOOLS, toolId) ? THREAD_TOOLS[toolId as ThreadToolId] : undefined;
 }
 
-export type { ThreadCaller, ThreadHandle } from './caller.js';
-export { FAIL_FAST_STATUSES, waitThreads } from './wait-threads.js';
-export type { WaitAnswer } from './wait-threads.js';
-export { cancelThread } from './cancel-thread.js';
-export { waitEntry } from './wait-entry.js';
+export { FAIL_FAST_STATUSES, waitThreads } from './wait-threads-tool.js';
+export type { WaitAnswer } from './wait-threads-tool.js';
+export { cancelThread } from './cancel-thread-tool.js';

@@ -5,5 +5,6 @@ export type { ThreadToken } from './thread-token.js';
 export { runChild, startNode } from './start-node.js';
 export type { NodeStart } from './start-node.js';
 export { spawnChild } from './spawn-child.js';
-export type { SpawnRequest, SpawnedChild } from './spawn-child.js';
+export type { Spawn, SpawnRequest, SpawnedChild } from './spawn-request.js';
 export { childResult, handleOf, linksFor } from './thread-links.js';
+export { runThread } from './run-thread.js';

@@ -5,7 +5,6 @@ import { clampLimits, returnSchemaOf, type ResolvedLimits } from '../directive/i
 import { newThreadId } from '../../ids/index.js';
 import { pricingOf, recordOf } from '../loop/admission-facts.js';
 import { limitError } from '../loop/limits-check.js';
-import type { ThreadResult } from '../loop/thread-result.js';
 import type { ThreadRun } from '../loop/thread-run.js';
 import { planDirectiveOperation, type DirectivePlan } from '../admission/index.js';
 import type { ProviderClient } from '../providers/index.js';
@@ -13,28 +12,8 @@ import { checkThreadDir, threadPaths, writeThreadRecord } from '../store/index.j
 import { TranscriptWriter } from '../transcript/index.js';
 import { runChild, startNode } from './start-node.js';
 import { mintChildToken } from './thread-token.js';
+import type { SpawnRequest, SpawnedChild } from './spawn-request.js';
 import { treeOf, type TreeNode } from './thread-tree.js';
-
-/** What a parent asks for; everything else comes from its trusted record. */
-export interface SpawnRequest {
-  readonly directiveId: string;
-  readonly inputs: Readonly<Record<string, unknown>>;
-  /** `hook` for a hook's lineage-linked child; both count as spawns (THREADS.md §12). */
-  readonly edge: 'spawn' | 'hook';
-  /** `wait` resolves once the child ended, with its result. */
-  readonly mode: 'spawn' | 'wait';
-}
-
-export interface SpawnedChild {
-  readonly threadId: string;
-  /** What the child declared but does not get under its parent. */
-  readonly caps_dropped: readonly string[];
-  readonly limits: ResolvedLimits;
-  /** Settles with the child's result when it ends; never rejects. */
-  readonly done: Promise<ThreadResult>;
-  /** Its result, in `wait` mode. */
-  readonly result?: ThreadResult;
-}
 
 /**
  * Start a child thread of a running thread (THREADS.md §11), derived only

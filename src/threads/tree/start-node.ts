@@ -31,7 +31,9 @@ export function startNode(start: NodeStart): TreeNode {
   // The links need the node, and the node needs the run: the links read it once it exists.
   const ref: { node?: TreeNode } = {};
   const input: RunThreadInput =
-    start.input.hookHost === undefined ? { ...start.input, hookHost: treeHookHost } : start.input;
+    start.input.hookHost === undefined
+      ? { ...start.input, hookHost: (run) => treeHookHost(tree, run) }
+      : start.input;
   const run = new ThreadRun(input, {
     threadId,
     clock: tree.clock,

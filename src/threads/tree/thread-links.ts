@@ -1,13 +1,12 @@
 import { isRyeError } from '../../errors/index.js';
 import type { LimitHit } from '../loop/limits-check.js';
-import type { SpawnOutcome, ThreadLinks } from '../loop/thread-links.js';
+import type { SpawnOutcome, ThreadLinks } from '../loop/tree-links.js';
 import type { ThreadResult } from '../loop/thread-result.js';
 import type { ThreadRun } from '../loop/thread-run.js';
 import { sealToken, verifyPresented } from '../../capabilities/index.js';
 import { errorResult, type ExecuteInput, type OperationResult } from '../../ops/index.js';
-import type { ThreadHandle } from '../thread-tools/caller.js';
-import { waitEntry } from '../thread-tools/wait-entry.js';
-import { spawnChild } from './spawn-child.js';
+import type { ThreadHandle } from '../loop/thread-caller.js';
+import { waitEntry } from '../loop/wait-entry.js';
 import type { ThreadToken } from './thread-token.js';
 import type { ThreadTree, TreeNode } from './thread-tree.js';
 
@@ -47,7 +46,7 @@ export function linksFor(
         threadId,
       );
     },
-    spawn: (input) => spawnCall(run, input),
+    spawn: (input) => spawnCall(tree, run, input),
     beforeFinalize: (status) => settleChildren(tree, node(), status),
   };
 }
@@ -93,10 +92,14 @@ async function settleChildren(tree: ThreadTree, node: TreeNode, status: string):
     });
 }
 
-async function spawnCall(run: ThreadRun, input: ExecuteInput): Promise<SpawnOutcome> {
+async function spawnCall(
+  tree: ThreadTree,
+  run: ThreadRun,
+  input: ExecuteInput,
+): Promise<SpawnOutcome> {
   const mode = input.thread ?? 'wait';
   try {
-    const child = await spawnChild(run, {
+    const child = await tree.spawn(run, {
       directiveId: input.item_id,
       inputs: input.inputs ?? {},
       edge: 'spawn',

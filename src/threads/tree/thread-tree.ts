@@ -7,6 +7,7 @@ import type { ThreadResult } from '../loop/thread-result.js';
 import type { ThreadRun } from '../loop/thread-run.js';
 import type { RegistryDb } from '../store/index.js';
 import { macKeyring, type MacKeyring } from '../transcript/index.js';
+import type { Spawn } from './spawn-request.js';
 
 /** One thread of an in-process tree. */
 export interface TreeNode {
@@ -43,6 +44,8 @@ export class ThreadTree {
   readonly trust: TokenTrust;
   /** The user's per-thread transcript MAC keys. */
   readonly mac: MacKeyring;
+  /** Starts a child of one of the tree's runs (spawnChild). */
+  readonly spawn: Spawn;
   readonly #nodes = new Map<string, TreeNode>();
 
   constructor(options: {
@@ -52,6 +55,7 @@ export class ThreadTree {
     signer: Signer;
     clock: Clock;
     random: RandomSource;
+    spawn: Spawn;
   }) {
     this.projectRoot = options.projectRoot;
     this.registry = options.registry;
@@ -60,6 +64,7 @@ export class ThreadTree {
     this.mac = macKeyring(options.signer);
     this.clock = options.clock;
     this.random = options.random;
+    this.spawn = options.spawn;
     const userPublicKey = publicPemOf(options.signer.privateKey);
     this.trust = {
       userPublicKey,

@@ -1,12 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_LIMITS } from '../../../src/threads/directive/index.js';
-import {
-  MAX_RESULT_CHARS,
-  limitBeforeCall,
-  mapInWindow,
-  requiredCapOf,
-  resultText,
-} from '../../../src/threads/loop/index.js';
+import { MAX_RESULT_CHARS, resultText } from '../../../src/threads/prompt/index.js';
+import { limitBeforeCall, mapInWindow, requiredCapOf } from '../../../src/threads/loop/index.js';
 import { ZERO_COST } from '../../../src/threads/transcript/index.js';
 
 describe('mapInWindow()', () => {

@@ -6,7 +6,9 @@ import { operatorAuthority } from '../../../src/capabilities/index.js';
 import { returnSchemaOf } from '../../../src/threads/directive/index.js';
 import type { Clock, RandomSource } from '../../../src/ids/index.js';
 import type { DirectiveProgram } from '../../../src/items/index.js';
-import { resumeThread, runThread, type ThreadResult } from '../../../src/threads/loop/index.js';
+import { resumeThread } from '../../../src/threads/control/index.js';
+import { runThread } from '../../../src/threads/tree/index.js';
+import { type ThreadResult } from '../../../src/threads/loop/index.js';
 import { loadOperation } from '../../../src/ops/index.js';
 import { planDirectiveOperation } from '../../../src/threads/admission/index.js';
 import {

@@ -13,7 +13,7 @@ import {
   type ResultMode,
   type ValidationIssue,
 } from '../../items/index.js';
-import type { InputValues } from './inputs.js';
+import type { InputValues } from './resolve-inputs.js';
 import { Interpolator } from './interpolate.js';
 
 /** A hook as admitted with its thread (`hooks_admitted`). */

@@ -1,6 +1,7 @@
 import { RyeError } from '../../errors/index.js';
 import { formatCapability } from '../../capabilities/index.js';
-import { RegistryDb, registryDbPath } from '../store/index.js';
+import { registryDbPath } from './layout.js';
+import { RegistryDb } from './registry-db.js';
 
 /** Deeper than any depth limit allows; a loop in the index stops here. */
 const MAX_HOPS = 64;

@@ -15,7 +15,7 @@ import {
   threadPaths,
   type ThreadStatus,
 } from '../store/index.js';
-import { CANCEL_POLL_MS } from './cancel-watch.js';
+import { CANCEL_POLL_MS } from '../loop/cancel-watch.js';
 import { startCancel } from './cancel-thread.js';
 
 /** Statuses that make `fail_fast` cancel the others (THREADS.md §11). */

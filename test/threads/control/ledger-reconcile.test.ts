@@ -5,7 +5,7 @@ import {
   compareLedger,
   reconcileLedger,
   transcriptCommitted,
-} from '../../../src/threads/loop/reconcile-ledger.js';
+} from '../../../src/threads/control/reconcile-ledger.js';
 import { registryDbPath } from '../../../src/threads/store/index.js';
 import type { StoredEvent } from '../../../src/threads/transcript/index.js';
 import {
@@ -14,7 +14,7 @@ import {
   threadProject,
   verifiedEvents,
   type ThreadProject,
-} from './fixtures.js';
+} from '../loop/fixtures.js';
 
 let open: ThreadProject | undefined;
 afterEach(async () => {

@@ -28,7 +28,7 @@ import {
 import type { BudgetStore } from '../../../src/threads/budget/index.js';
 import type { DirectivePlan } from '../../../src/threads/admission/index.js';
 import type { ThreadRecord } from '../../../src/threads/store/index.js';
-import { refuseLimitsSet } from '../../../src/threads/loop/resume-limits.js';
+import { refuseLimitsSet } from '../../../src/threads/control/resume-limits.js';
 import { makeSigner } from '../../helpers/keys.js';
 import { expectRyeErrorAsync } from '../support.js';
 import {
@@ -37,7 +37,7 @@ import {
   threadProject,
   verifiedEvents,
   type ThreadProject,
-} from './fixtures.js';
+} from '../loop/fixtures.js';
 
 let open: ThreadProject | undefined;
 afterEach(async () => {

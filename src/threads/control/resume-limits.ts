@@ -18,7 +18,7 @@ import {
   type StoredEvent,
   type TranscriptWriter,
 } from '../transcript/index.js';
-import { pricingOf } from './admission-facts.js';
+import { pricingOf } from '../loop/admission-facts.js';
 
 /**
  * The operator's limits to set, or undefined when none were given; refused

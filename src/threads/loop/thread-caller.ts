@@ -1,4 +1,4 @@
-import type { ThreadResult } from '../loop/thread-result.js';
+import type { ThreadResult } from './thread-result.js';
 
 /** A live thread of the caller's tree, as the thread tools see it. */
 export interface ThreadHandle {

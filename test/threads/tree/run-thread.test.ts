@@ -4,12 +4,12 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { readSigner } from '../../../src/integrity/index.js';
 import { keyDir } from '../../../src/items/index.js';
 import { operatorAuthority } from '../../../src/capabilities/index.js';
-import { runThread } from '../../../src/threads/loop/index.js';
+import { runThread } from '../../../src/threads/tree/index.js';
 import { planDirectiveOperation } from '../../../src/threads/admission/index.js';
 import { createProviderClient, selectProvider } from '../../../src/threads/providers/index.js';
 import { isRyeError } from '../../../src/errors/index.js';
 import { setTimeout as delay } from 'node:timers/promises';
-import { threadProject, verifiedEvents, type ThreadProject } from './fixtures.js';
+import { threadProject, verifiedEvents, type ThreadProject } from '../loop/fixtures.js';
 
 let open: ThreadProject | undefined;
 afterEach(async () => {

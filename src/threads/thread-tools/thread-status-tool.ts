@@ -2,9 +2,9 @@ import { z } from 'zod';
 import { loadTrustStore } from '../../integrity/index.js';
 import { trustStores } from '../../items/index.js';
 import { redactJson } from '../transcript/index.js';
-import { showThread } from '../loop/index.js';
+import { showThread } from '../control/index.js';
 import { parseOperationInput, type OperationContext } from '../../ops/index.js';
-import { requireReachable } from './reach.js';
+import { requireReachable } from '../store/thread-reach.js';
 
 const ID = 'rye/agent/threads/thread_status';
 

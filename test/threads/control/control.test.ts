@@ -19,7 +19,7 @@ import {
   verifiedEvents,
   type ThreadProject,
   UNLIMITED_SPEND,
-} from './fixtures.js';
+} from '../loop/fixtures.js';
 
 let open: ThreadProject | undefined;
 const children: ChildProcess[] = [];

@@ -13,9 +13,9 @@ import {
   type ThreadRecord,
 } from '../store/index.js';
 import { rebuildThread, type ThreadCost } from '../transcript/index.js';
-import type { ResumeThreadInput } from './resume-thread.js';
-import { runThread } from './run-thread.js';
-import type { ThreadResult } from './thread-result.js';
+import type { ResumeThreadInput } from './resume-input.js';
+import { runThread } from '../tree/run-thread.js';
+import type { ThreadResult } from '../loop/thread-result.js';
 
 /**
  * `resume --rebase` (THREADS.md §10 step 3): the directive or its capability

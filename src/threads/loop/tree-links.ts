@@ -1,5 +1,5 @@
 import type { ExecuteInput, OperationResult } from '../../ops/index.js';
-import type { ThreadCaller } from '../thread-tools/caller.js';
+import type { ThreadCaller } from './thread-caller.js';
 import type { LimitHit } from './limits-check.js';
 
 /** What a child spawn call came to, for the dispatcher. */

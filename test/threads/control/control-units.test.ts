@@ -1,7 +1,8 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import { eventLine } from '../../../src/cli/commands/thread-tail.js';
-import { parseCancelReason, watchCancelRequests } from '../../../src/threads/loop/index.js';
+import { parseCancelReason } from '../../../src/threads/control/index.js';
+import { watchCancelRequests } from '../../../src/threads/loop/index.js';
 import { outcomeOf, terminalEventOf } from '../../../src/threads/outcome/index.js';
 import {
   CancelRequests,

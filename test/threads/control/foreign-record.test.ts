@@ -17,7 +17,7 @@ import {
   threadPaths,
   writeThreadRecord,
 } from '../../../src/threads/store/index.js';
-import { EXECUTE, threadProject, type ThreadProject } from './fixtures.js';
+import { EXECUTE, threadProject, type ThreadProject } from '../loop/fixtures.js';
 
 let open: ThreadProject | undefined;
 afterEach(async () => {

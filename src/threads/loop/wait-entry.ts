@@ -1,4 +1,4 @@
-import type { ThreadResult } from '../loop/thread-result.js';
+import type { ThreadResult } from './thread-result.js';
 
 /**
  * One thread as a wait answers it (THREADS.md §11): `{thread_id, status,

@@ -17,7 +17,7 @@ import {
   verifyTranscript,
 } from '../transcript/index.js';
 import { parseOperationInput, type OperationContext } from '../../ops/index.js';
-import { requireReachable } from './reach.js';
+import { requireReachable } from '../store/thread-reach.js';
 
 const ID = 'rye/agent/threads/read_transcript';
 /** Events per call by default, and at most. */

@@ -21,7 +21,7 @@ import {
   type ThreadRecord,
   type ThreadStatus,
 } from '../store/index.js';
-import { CANCEL_POLL_MS } from './cancel-watch.js';
+import { CANCEL_POLL_MS } from '../loop/cancel-watch.js';
 import { sealCancelled } from './seal-cancelled.js';
 
 /** How long `rye thread cancel` waits for a live owner (tools get 2 s of grace before SIGKILL). */

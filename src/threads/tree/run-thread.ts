@@ -10,11 +10,14 @@ import {
   writeThreadRecord,
 } from '../store/index.js';
 import { TranscriptWriter, macKeyring } from '../transcript/index.js';
-import { watchCancelRequests } from './cancel-watch.js';
-import { ThreadTree, mintRootToken, startNode } from '../tree/index.js';
-import { pricingOf, recordOf } from './admission-facts.js';
-import { type RunThreadInput } from './thread-run.js';
-import { type ThreadResult } from './thread-result.js';
+import { watchCancelRequests } from '../loop/cancel-watch.js';
+import { spawnChild } from './spawn-child.js';
+import { startNode } from './start-node.js';
+import { mintRootToken } from './thread-token.js';
+import { ThreadTree } from './thread-tree.js';
+import { pricingOf, recordOf } from '../loop/admission-facts.js';
+import { type RunThreadInput } from '../loop/thread-run.js';
+import { type ThreadResult } from '../loop/thread-result.js';
 
 /**
  * Run a directive as the root thread of a tree (THREADS.md §2, §5, §6, §9,
@@ -72,6 +75,7 @@ export async function runThread(
       signer: input.signer,
       clock,
       random,
+      spawn: spawnChild,
     });
     const duration = plan.limits.duration_seconds;
     const deadline = duration === 0 ? undefined : clock.now() + duration * 1000;

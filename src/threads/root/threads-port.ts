@@ -4,14 +4,14 @@ import type {
   OperationResult,
   ThreadsPort,
 } from '../../ops/index.js';
-import { planDirectiveOperation } from '../admission/index.js';
 
 /**
  * `execute` on a directive (THREADS.md §13): `dry_run` answers with the plan;
  * `thread: "wait"` (the default) runs it as a root thread under the call's
  * authority and answers with its outputs; `thread: "spawn"` starts it in a
- * detached worker and answers with its id at once. The runner is loaded on
- * use, so plans never pay for it.
+ * detached worker and answers with its id at once. Planning and the runner
+ * load on use: a command that runs a tool never pays for them, and plans
+ * never pay for the runner.
  *
  * @throws RyeError the planning and admission codes, THREAD_SPAWN_FAILED
  */
@@ -21,6 +21,7 @@ async function executeDirective(
 ): Promise<OperationResult> {
   const inputs = input.inputs ?? {};
   if (input.dry_run === true) {
+    const { planDirectiveOperation } = await import('../admission/index.js');
     const plan = await planDirectiveOperation(ctx, input.item_id, inputs, { toolSandboxes: true });
     return { status: 'success', item_id: input.item_id, data: plan };
   }

@@ -1,13 +1,11 @@
 import { reopenTranscript, type ReopenedTranscript } from './reopen-transcript.js';
 import { RyeError, isRyeError } from '../../errors/index.js';
-import type { Signer, TrustSet } from '../../integrity/index.js';
 import type { DirectiveLimits, DirectiveProgram } from '../../items/index.js';
 import { formatUsd, type BudgetStore } from '../budget/index.js';
 import { returnSchemaOf } from '../directive/index.js';
-import { systemClock, systemRandom, type Clock, type RandomSource } from '../../ids/index.js';
-import { loadOperation, type OperationContext } from '../../ops/index.js';
-import { planDirectiveOperation, type DirectivePlan } from '../admission/index.js';
-import type { ProviderClient } from '../providers/index.js';
+import { systemClock, systemRandom } from '../../ids/index.js';
+import { loadOperation } from '../../ops/index.js';
+import { planDirectiveOperation } from '../admission/index.js';
 import {
   RegistryDb,
   acquireTreeLock,
@@ -26,47 +24,16 @@ import {
   type StoredEvent,
   type ThreadCost,
 } from '../transcript/index.js';
-import type { ThreadResult } from './thread-result.js';
-import { ThreadTree, mintRootToken, startNode } from '../tree/index.js';
+import type { ThreadResult } from '../loop/thread-result.js';
+import { ThreadTree, mintRootToken, spawnChild, startNode } from '../tree/index.js';
 import { narrowAuthority, newJti, parseCapability } from '../../capabilities/index.js';
-import { watchCancelRequests } from './cancel-watch.js';
+import { watchCancelRequests } from '../loop/cancel-watch.js';
 import { rebaseThread } from './rebase-thread.js';
+import type { ResumeThreadInput } from './resume-input.js';
 import { reconcileLedger, subtreeBudgetEvents } from './reconcile-ledger.js';
 import { applyLimits, limitsToSet, refuseLimitsSet } from './resume-limits.js';
-import { pricingOf } from './admission-facts.js';
-import { ThreadRun, type RunThreadInput } from './thread-run.js';
-
-export interface ResumeThreadInput {
-  readonly projectRoot: string;
-  /** The operator's context; the thread runs under its recorded capabilities only. */
-  readonly ops: OperationContext;
-  readonly threadId: string;
-  /** The new user message the thread continues with. */
-  readonly message: string;
-  /** The user key (re-seals the repair, signs the record and checkpoints). */
-  readonly signer: Signer;
-  /** Keys the record and checkpoints must verify against. */
-  readonly trust: TrustSet;
-  /** The provider client for the re-admitted plan (reads the key: PROVIDER_AUTH_MISSING). */
-  readonly client: (plan: DirectivePlan) => Promise<ProviderClient>;
-  readonly clock?: Clock;
-  /** See RunThreadInput.random: the new token's ids, and a rebase's successor id. */
-  readonly random?: RandomSource;
-  readonly onProgress?: (line: string) => void;
-  /** Cancels the resumed thread (see RunThreadInput.signal). */
-  readonly signal?: AbortSignal;
-  /** Runs `<directive>` hook actions (see RunThreadInput.hookHost). */
-  readonly hookHost?: RunThreadInput['hookHost'];
-  /** A changed directive or set: end the thread `continued` and run a successor (rebaseThread). */
-  readonly rebase?: boolean;
-  /**
-   * The operator's `--limit k=v` (parseLimitOverrides): sets those limits for
-   * this thread from now on, higher or lower than the directive's, recorded as
-   * a signed `limits_set` event (resume-limits.ts). Never a token holder's:
-   * the CLI refuses it under RYE_CAP_TOKEN, and MCP offers no resume.
-   */
-  readonly limits?: DirectiveLimits;
-}
+import { pricingOf } from '../loop/admission-facts.js';
+import { ThreadRun } from '../loop/thread-run.js';
 
 /**
  * Resume a thread (THREADS.md §10): take the tree lock (THREAD_LOCKED),
@@ -222,6 +189,7 @@ export async function resumeThread(input: ResumeThreadInput): Promise<ThreadResu
       signer: input.signer,
       clock,
       random,
+      spawn: spawnChild,
     });
     const duration = plan.limits.duration_seconds;
     const token =

@@ -4,7 +4,7 @@ import type { ThreadResult } from '../loop/thread-result.js';
 import type { OperationContext } from '../../ops/index.js';
 import { parseOperationInput } from '../../ops/index.js';
 import { requireCaller, requireDescendant } from './descendant.js';
-import { waitEntry } from './wait-entry.js';
+import { waitEntry } from '../loop/wait-entry.js';
 
 export const waitThreadsSchema = z.strictObject({
   thread_ids: z.array(z.string().min(1).max(128)).min(1).max(64),

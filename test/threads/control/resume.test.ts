@@ -16,7 +16,7 @@ import {
   threadProject,
   verifiedEvents,
   type ThreadProject,
-} from './fixtures.js';
+} from '../loop/fixtures.js';
 
 let open: ThreadProject | undefined;
 afterEach(async () => {
