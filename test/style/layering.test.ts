@@ -29,29 +29,36 @@ const LAYERS: readonly (readonly string[])[] = [
 ];
 
 /**
+ * The parts of `threads`, lowest first (src/threads/README.md): a part may
+ * import parts on its own tier or below, never one above. The runner (loop)
+ * sits below the tree that links runs, the control commands above both, the
+ * thread tools above what they inspect, and `root` (the port the operations
+ * call) on top.
+ */
+const THREAD_PARTS: readonly (readonly string[])[] = [
+  ['conversation', 'directive'],
+  ['transcript', 'providers', 'prompt', 'budget'],
+  ['store'],
+  ['outcome', 'admission'],
+  ['hooks'],
+  ['loop'],
+  ['tree'],
+  ['control'],
+  ['thread-tools'],
+  ['root'],
+];
+
+/**
  * Doors besides `src/<domain>/index.ts`: the registry server is loaded only by
  * `rye registry serve`, so the client commands never pay for it; `threads` is
- * a layer of sub-domains, each behind its own door, so a command loads only the
+ * a layer of parts, each behind its own door, so a command loads only the
  * parts it uses (`rye search` never loads the provider SDKs).
  */
 const EXTRA_DOORS: readonly string[] = [
   'registry/server/index.ts',
   // The in-process system tools: a few lines that load the registry only when one runs.
   'registry/in-process.ts',
-  ...[
-    'admission',
-    'budget',
-    'conversation',
-    'directive',
-    'hooks',
-    'loop',
-    'prompt',
-    'providers',
-    'root',
-    'store',
-    'thread-tools',
-    'transcript',
-  ].map((part) => `threads/${part}/index.ts`),
+  ...THREAD_PARTS.flat().map((part) => `threads/${part}/index.ts`),
 ];
 
 interface Edge {
@@ -106,17 +113,71 @@ function domainOf(path: string): string {
   return path.includes('/') ? (path.split('/')[0] ?? '') : '';
 }
 
+/** The part of a file under `threads/` (`''` for `threads/index.ts`, the layer's door, above all). */
+function threadPartOf(path: string): string {
+  const segments = path.split('/');
+  return segments.length > 2 ? (segments[1] ?? '') : '';
+}
+
+function tierOf(part: string): number {
+  return part === '' ? THREAD_PARTS.length : THREAD_PARTS.findIndex((t) => t.includes(part));
+}
+
 /** Why an import breaks the layering, or undefined when it is allowed. */
 function layeringProblem(edge: Edge): string | undefined {
   const from = domainOf(edge.from);
   const to = domainOf(edge.to);
   if (to === '') return `imports the public API ${edge.to}`;
+  if (from === to && from === 'threads') {
+    const [a, b] = [threadPartOf(edge.from), threadPartOf(edge.to)];
+    return tierOf(a) < tierOf(b)
+      ? `threads/${a} (tier ${tierOf(a)}) imports the higher threads/${b} (tier ${tierOf(b)})`
+      : undefined;
+  }
   if (from === to) return undefined;
   if (from !== '' && layerOf(from) < layerOf(to))
     return `${from} (layer ${layerOf(from)}) imports the higher ${to} (layer ${layerOf(to)})`;
   if (edge.to !== `${to}/index.ts` && !EXTRA_DOORS.includes(edge.to))
     return `imports ${edge.to} around the door ${to}/index.ts`;
   return undefined;
+}
+
+/**
+ * The import cycles among files (Tarjan's strongly connected components of
+ * more than one file, or a file importing itself), each sorted; none are
+ * allowed anywhere in src/: a cycle hides which of its files comes first.
+ */
+function cyclesOf(graph: readonly Edge[]): string[][] {
+  const next = new Map<string, string[]>();
+  for (const e of graph) next.set(e.from, [...(next.get(e.from) ?? []), e.to]);
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const cycles: string[][] = [];
+  const visit = (v: string): void => {
+    index.set(v, index.size);
+    low.set(v, index.get(v) as number);
+    stack.push(v);
+    onStack.add(v);
+    for (const w of next.get(v) ?? []) {
+      if (!index.has(w)) {
+        visit(w);
+        low.set(v, Math.min(low.get(v) as number, low.get(w) as number));
+      } else if (onStack.has(w)) low.set(v, Math.min(low.get(v) as number, index.get(w) as number));
+    }
+    if (low.get(v) !== index.get(v)) return;
+    const component: string[] = [];
+    let w: string | undefined;
+    do {
+      w = stack.pop() as string;
+      onStack.delete(w);
+      component.push(w);
+    } while (w !== v);
+    if (component.length > 1 || (next.get(v) ?? []).includes(v)) cycles.push(component.sort());
+  };
+  for (const v of next.keys()) if (!index.has(v)) visit(v);
+  return cycles;
 }
 
 const files = walk(SRC);
@@ -134,6 +195,29 @@ describe('layering (STYLE.md)', () => {
       return why === undefined ? [] : [`src/${edge.from}:${edge.line}: ${why}`];
     });
     expect(problems).toEqual([]);
+  });
+
+  it('no file imports itself back through others (0 cycles in src/)', () => {
+    expect(cyclesOf(edges).map((cycle) => cycle.join(' ⇄ '))).toEqual([]);
+  });
+
+  it('knows the tier of every part of threads/', () => {
+    const parts = new Set(
+      files
+        .map((f) => rel(f))
+        .filter((f) => f.startsWith('threads/'))
+        .map(threadPartOf),
+    );
+    for (const part of parts) expect(tierOf(part), part).toBeGreaterThanOrEqual(0);
+  });
+
+  it('finds a cycle of three files and one file importing itself, and no cycle in a chain', () => {
+    const edge = (from: string, to: string): Edge => ({ from, to, line: 1 });
+    expect(cyclesOf([edge('a', 'b'), edge('b', 'c'), edge('c', 'a'), edge('c', 'd')])).toEqual([
+      ['a', 'b', 'c'],
+    ]);
+    expect(cyclesOf([edge('a', 'a')])).toEqual([['a']]);
+    expect(cyclesOf([edge('a', 'b'), edge('b', 'c'), edge('a', 'c')])).toEqual([]);
   });
 
   it('reads imports, re-exports, type imports and dynamic imports', () => {
@@ -157,5 +241,11 @@ describe('layering (STYLE.md)', () => {
     expect(layeringProblem({ from: 'lockfile/x.ts', to: 'bundle/index.ts', line: 1 })).toBe(
       undefined,
     );
+    expect(
+      layeringProblem({ from: 'threads/loop/x.ts', to: 'threads/control/index.ts', line: 1 }),
+    ).toMatch(/threads\/loop \(tier \d+\) imports the higher threads\/control/);
+    expect(
+      layeringProblem({ from: 'threads/control/x.ts', to: 'threads/loop/y.ts', line: 1 }),
+    ).toBe(undefined);
   });
 });
