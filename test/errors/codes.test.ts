@@ -5,6 +5,7 @@ import {
   formatErrorReference,
   listedCodes,
 } from '../../scripts/error-reference.js';
+import { CODE_TABLES } from '../../src/errors/codes.js';
 import { ERROR_CODES, exitCodeFor } from '../../src/errors/index.js';
 
 const page = readFileSync(new URL('../../docs/errors.md', import.meta.url), 'utf8');
@@ -15,6 +16,16 @@ describe('error codes', () => {
       expect(code).toMatch(/^[A-Z]+(_[A-Z]+)+$/);
       expect(info.hint.length).toBeGreaterThan(10);
     }
+  });
+
+  it('are each in exactly one domain table, and ERROR_CODES holds them all', () => {
+    // Object spread would let a later table override a code silently; the merge throws instead.
+    const tables = new Map<string, number>();
+    for (const table of CODE_TABLES) {
+      for (const code of Object.keys(table)) tables.set(code, (tables.get(code) ?? 0) + 1);
+    }
+    expect([...tables].filter(([, count]) => count !== 1)).toEqual([]);
+    expect([...tables.keys()].sort()).toEqual(Object.keys(ERROR_CODES).sort());
   });
 
   it('docs/errors.md is what `npm run docs:errors` renders from src/errors/codes.ts', () => {
