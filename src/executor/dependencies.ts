@@ -1,7 +1,6 @@
 import { RyeError, isRyeError } from '../errors/index.js';
 import type { TrustSet } from '../integrity/index.js';
-import { checkDeps, type DepsSnapshot, type LockInUse } from './lock-flow.js';
-import { trustedSigner } from '../lockfile/index.js';
+import { checkDeps, trustedSigner, type DepsSnapshot, type LockInUse } from '../lockfile/index.js';
 import { decodeText } from '../platform/index.js';
 import { assertOneSigner, type SignerRule } from './dependency-signers.js';
 import { verifyRuntimeLib } from './runtime-lib.js';

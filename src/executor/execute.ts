@@ -12,7 +12,7 @@ import type { ChannelHandler } from './channel.js';
 import { declaredPermissions, sandboxRequest, type ToolSandbox } from './sandboxed-request.js';
 import { monotonicMs } from '../platform/index.js';
 import { findAnchorConfig } from './anchor.js';
-import { buildLockfile, saveLockfile } from './lock-write.js';
+import { buildLockfile, saveLockfile } from '../lockfile/index.js';
 import { prepareRun } from './prepare.js';
 import { PRIMITIVES } from './primitive-config.js';
 import { loadDotenvTrust } from './project-dotenv.js';

@@ -1,8 +1,7 @@
 import { isRyeError, type ErrorCode } from '../errors/index.js';
 import type { TrustSet } from '../integrity/index.js';
 import type { Spaces } from '../items/index.js';
-import { listLockfiles, type Lockfile } from '../lockfile/index.js';
-import { buildLockfile, saveLockfile } from './lock-write.js';
+import { buildLockfile, listLockfiles, saveLockfile, type Lockfile } from '../lockfile/index.js';
 import { prepareRun } from './prepare.js';
 import type { ChainElement } from './types.js';
 import { VerifiedFileCache } from './verify-deps.js';

@@ -3,7 +3,14 @@ import { mayHaveBundlesFor, type VerifiedManifestCache } from '../bundle/index.j
 import { RyeError } from '../errors/index.js';
 import { bodyWithoutSignature, verifyText, type TrustSet } from '../integrity/index.js';
 import { extractMetadata, loadSpaceTrust, resolveItem, type Spaces } from '../items/index.js';
-import { readOwnKey, type FoundLockfile } from '../lockfile/index.js';
+import {
+  checkChainShape,
+  checkLockfile,
+  checkPins,
+  readOwnKey,
+  type FoundLockfile,
+  type LockInUse,
+} from '../lockfile/index.js';
 import { readTextFileSync } from '../platform/index.js';
 import {
   anchorApplies,
@@ -15,7 +22,6 @@ import {
 } from './anchor.js';
 import { buildChain } from './chain.js';
 import { checkDependencies, type DependencyCheck } from './dependencies.js';
-import { checkChainShape, checkLockfile, checkPins, type LockInUse } from './lock-flow.js';
 import { PRIMITIVES, mergeChainConfig } from './primitive-config.js';
 import { tsLoaderUrl } from './ts-loader.js';
 import type { AnchorConfig, ChainElement, TemplateVars } from './types.js';

@@ -6,16 +6,14 @@ import { decodeText } from '../platform/index.js';
 import {
   checkChainPins,
   compareDeps,
-  findLockfile,
-  findNewerOwnLockfile,
   lockedSpace,
-  ownTrust,
-  readOwnKey,
-  type FoundLockfile,
   type LockMismatch,
   type ResolvedElement,
-} from '../lockfile/index.js';
-import type { ChainElement, VerifyDepsConfig } from './types.js';
+} from './check.js';
+import { ownTrust, readOwnKey } from './own-key.js';
+import { findNewerOwnLockfile } from './rollback.js';
+import { findLockfile, type FoundLockfile } from './store.js';
+import type { ChainLink, VerifiedDeps } from './types.js';
 
 /** A lockfile in use for one run, and whether its own signature is trusted. */
 export interface LockInUse {
@@ -45,7 +43,7 @@ export async function checkLockfile(
   version: string,
   trust: TrustSet,
   frozen: boolean,
-  chain: readonly ChainElement[] = [],
+  chain: readonly ChainLink[] = [],
 ): Promise<LockInUse | null> {
   const own = readOwnKey(spaces);
   if (own !== null) await refuseRollback(spaces, toolId, version, own);
@@ -77,7 +75,7 @@ export async function checkPins(
   found: FoundLockfile,
   trust: TrustSet,
   own: TrustedKey | null = readOwnKey(spaces),
-  chain: readonly ChainElement[] = [],
+  chain: readonly ChainLink[] = [],
 ): Promise<LockInUse> {
   const mismatches = await checkChainPins(spaces, found.lockfile, trust, chain.flatMap(resolvedOf));
   if (mismatches.length > 0) throw lockError(toolId, found, mismatches);
@@ -93,7 +91,7 @@ export async function checkPins(
 }
 
 /** A chain element as the lockfile check takes it: built, read and verified by this run (its bytes kept). */
-function resolvedOf(element: ChainElement): ResolvedElement[] {
+function resolvedOf(element: ChainLink): ResolvedElement[] {
   const { raw } = element;
   if (raw === undefined) return [];
   return [
@@ -138,7 +136,7 @@ async function refuseRollback(
 export function checkChainShape(
   toolId: string,
   lock: LockInUse,
-  chain: readonly ChainElement[],
+  chain: readonly ChainLink[],
 ): void {
   const pinned = lock.found.lockfile.resolvedChain;
   const mismatches: LockMismatch[] = [];
@@ -227,7 +225,7 @@ export function checkDeps(
 export interface DepsSnapshot {
   /** Absolute anchor path. */
   readonly anchorPath: string;
-  readonly scope: VerifyDepsConfig['scope'];
+  readonly scope: VerifiedDeps['scope'];
   /** relative path → raw SHA-256 */
   readonly files: ReadonlyMap<string, string>;
 }

@@ -3,17 +3,11 @@ import { dirname, join } from 'node:path';
 import { formatTimestamp, readSigner, signText, type Signer } from '../integrity/index.js';
 import { keyDir, type Spaces } from '../items/index.js';
 import { relativeInside } from '../platform/index.js';
-import {
-  lockfileName,
-  readLockfileAt,
-  serializeLockfile,
-  writeDir,
-  writeLockfile,
-  type Lockfile,
-  type VerifiedDeps,
-} from '../lockfile/index.js';
-import { relativeToBase } from './lock-flow.js';
-import type { ChainElement, VerifyDepsConfig } from './types.js';
+import { lockfileName, writeDir } from './paths.js';
+import { relativeToBase } from './run-check.js';
+import { serializeLockfile } from './serialize.js';
+import { readLockfileAt, writeLockfile } from './store.js';
+import type { ChainLink, Lockfile, VerifiedDeps } from './types.js';
 
 /**
  * A new lockfile for a run that just succeeded: v2 when dependencies were
@@ -22,17 +16,17 @@ import type { ChainElement, VerifyDepsConfig } from './types.js';
  * `registry` is where the root tool was pulled from, or null.
  */
 export function buildLockfile(
-  chain: readonly ChainElement[],
+  chain: readonly ChainLink[],
   base: string,
   deps: {
     anchorPath: string;
-    scope: VerifyDepsConfig['scope'];
+    scope: VerifiedDeps['scope'];
     files: ReadonlyMap<string, string>;
   } | null,
   now: Date,
   registry: Readonly<Record<string, unknown>> | null = null,
 ): Lockfile {
-  const root = chain[0] as ChainElement;
+  const root = chain[0] as ChainLink;
   const common = {
     generatedAt: formatTimestamp(now),
     root: { toolId: root.itemId, version: root.version ?? '0.0.0', integrity: root.integrity },
@@ -73,7 +67,7 @@ export function buildLockfile(
  */
 export async function saveLockfile(
   spaces: Spaces,
-  root: ChainElement,
+  root: ChainLink,
   built: Lockfile,
   options: { readonly carryRegistry?: boolean } = {},
 ): Promise<{ path: string; lockfile: Lockfile; unchanged: boolean }> {
@@ -98,7 +92,7 @@ export async function saveLockfile(
  */
 async function replacedLockfile(
   spaces: Spaces,
-  root: ChainElement,
+  root: ChainLink,
   lockfile: Lockfile,
 ): Promise<{ path: string; old: { lockfile: Lockfile; text: string } | null }> {
   const { toolId, version } = lockfile.root;
