@@ -12,7 +12,8 @@ import type { ChannelHandler } from './channel.js';
 import { declaredPermissions, sandboxRequest, type ToolSandbox } from './sandboxed-request.js';
 import { monotonicMs } from '../platform/index.js';
 import { findAnchorConfig } from './anchor.js';
-import { buildLockfile, saveLockfile } from '../lockfile/index.js';
+import { buildLockfile, saveLockfile, type PrepareToPin } from '../lockfile/index.js';
+import { prepareToPin } from './lock-ports.js';
 import { prepareRun } from './prepare.js';
 import { PRIMITIVES } from './primitive-config.js';
 import { loadDotenvTrust } from './project-dotenv.js';
@@ -86,11 +87,14 @@ export interface ExecuteOptions {
 /**
  * A system tool's body, run in rye's process with the tool's checked params
  * (its signed file is verified, its chain pinned, its params validated first).
+ * `prepareToPin` is this executor's verification of a tool for its lockfile,
+ * for a body that pins one (the registry client's pull).
  */
 export type InProcessTool = (run: {
   readonly spaces: Spaces;
   readonly params: Readonly<Record<string, unknown>>;
   readonly env: Readonly<Record<string, string | undefined>>;
+  readonly prepareToPin: PrepareToPin;
 }) => Promise<{ readonly ok: boolean; readonly data: unknown; readonly message?: string }>;
 
 /** One chain element as reported (and as a lockfile pins it). */
@@ -265,7 +269,13 @@ export async function execute(options: ExecuteOptions): Promise<ExecuteResult> {
 
   // 11. Run; 12. pin the chain after a first successful run.
   if (inProcess !== undefined) {
-    const outcome = await runInProcess(inProcess, { spaces, params, env: callerEnv, toolId });
+    const outcome = await runInProcess(inProcess, {
+      spaces,
+      params,
+      env: callerEnv,
+      prepareToPin,
+      toolId,
+    });
     if (outcome.status === 'success' && lock === null && !frozen)
       lockMetadata = await pin(spaces, chain, deps.pins);
     return finish(

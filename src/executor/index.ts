@@ -23,8 +23,8 @@ export {
   readProjectDotenv,
 } from './project-dotenv.js';
 export type { ProjectDotenv } from './project-dotenv.js';
-export { updateLockfile, verifyLockfiles } from './lock-ops.js';
-export type { LockStatus } from './lock-ops.js';
+export { prepareToPin, updateLockfile, verifyLockfiles } from './lock-ports.js';
+export type { LockStatus } from '../lockfile/index.js';
 export { rootVersion } from './prepare.js';
 export type { ChainEntry, ExecuteOptions, ExecuteResult, ExecutionPlan } from './execute.js';
 export { PRIMITIVES, mergeChainConfig } from './primitive-config.js';

@@ -43,3 +43,7 @@ export {
 } from './run-check.js';
 export type { DepsSnapshot, LockInUse } from './run-check.js';
 export { buildLockfile, saveLockfile } from './pin.js';
+export { updateLockfileWith } from './update.js';
+export type { PinnableRun, PrepareToPin } from './update.js';
+export { verifyLockfilesWith } from './verify.js';
+export type { CheckLockfile, LockStatus } from './verify.js';

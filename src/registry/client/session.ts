@@ -1,4 +1,5 @@
 import type { Spaces } from '../../items/index.js';
+import type { PrepareToPin } from '../../lockfile/index.js';
 import { guardRequest } from './credential-guard.js';
 import { RegistryHttp, type FetchFn } from './http.js';
 import { resolveRegistryUrl, type RegistryEndpoint } from './registry-url.js';
@@ -22,6 +23,11 @@ export interface RegistrySession {
   /** Every request passes the credential guard (credential-guard.ts) first. */
   readonly http: RegistryHttp;
   readonly keyCheck: KeyCheckCache;
+  /**
+   * Verifies a pulled tool's chain for its lockfile (the executor's
+   * `prepareToPin`, wired by the composition root); absent: a pull pins nothing.
+   */
+  readonly prepareToPin?: PrepareToPin;
 }
 
 export interface SessionOptions {
@@ -31,6 +37,8 @@ export interface SessionOptions {
   readonly env?: Env;
   readonly fetch?: FetchFn;
   readonly timeoutMs?: number;
+  /** See RegistrySession.prepareToPin. */
+  readonly prepareToPin?: PrepareToPin;
 }
 
 /**
@@ -49,6 +57,7 @@ export function openSession(options: SessionOptions): RegistrySession {
     endpoint,
     env,
     keyCheck,
+    ...(options.prepareToPin === undefined ? {} : { prepareToPin: options.prepareToPin }),
     http: new RegistryHttp(endpoint.url, {
       ...(options.fetch === undefined ? {} : { fetch: options.fetch }),
       ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
