@@ -7,7 +7,7 @@ import {
   readSandboxMode,
   type SandboxGrants,
   type SandboxMode,
-} from '../sandbox/index.js';
+} from './sandbox/index.js';
 import type { ChannelHandler } from './channel.js';
 import { declaredPermissions, sandboxRequest, type ToolSandbox } from './sandboxed-request.js';
 import { monotonicMs } from '../platform/index.js';

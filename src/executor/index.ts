@@ -39,3 +39,13 @@ export type {
   TemplateVars,
   VerifyDepsConfig,
 } from './types.js';
+// The sandbox (sandbox/, CONTAINMENT.md): what the layers above use of it.
+export {
+  daemonRecord,
+  effectivePermissions,
+  listDaemons,
+  meetGrants,
+  readSandboxMode,
+  stopDaemon,
+} from './sandbox/index.js';
+export type { SandboxGrants } from './sandbox/index.js';

@@ -7,7 +7,7 @@ import { validateParams } from './params.js';
 import { findOnPath, isBareCommand } from './path-lookup.js';
 import { PRIMITIVES, mergeChainConfig, planHttp, planSubprocess } from './primitive-config.js';
 import { describeDotenv, readProjectDotenv } from './project-dotenv.js';
-import type { EffectivePermissions, SandboxMode } from '../sandbox/index.js';
+import type { EffectivePermissions, SandboxMode } from './sandbox/index.js';
 import type {
   AnchorConfig,
   ChainElement,

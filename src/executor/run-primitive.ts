@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import type { Duplex } from 'node:stream';
 import { isRyeError, type ErrorCode } from '../errors/index.js';
 import { fileUrlOf, packageRoot } from '../platform/index.js';
-import { parseSandboxInfo, recordDaemon, unavailable } from '../sandbox/index.js';
+import { parseSandboxInfo, recordDaemon, unavailable } from './sandbox/index.js';
 import { serveChannel, type ChannelHandler } from './channel.js';
 import type { ExecuteResult, InProcessTool } from './execute.js';
 import { runSubprocess } from './primitives/subprocess.js';

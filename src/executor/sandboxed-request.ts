@@ -26,7 +26,7 @@ import {
   type SandboxMode,
   type SandboxMount,
   type SandboxPlan,
-} from '../sandbox/index.js';
+} from './sandbox/index.js';
 import type { ChainElement, SubprocessRequest } from './types.js';
 
 /** The sandbox's own home folder: a fresh tmpfs, nothing of the operator's. */

@@ -6,7 +6,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { RyeError } from '../errors/index.js';
+import { RyeError } from '../../errors/index.js';
 
 /** `bwrap`: every subprocess tool in a bubblewrap sandbox; `off`: the operator turned it off. */
 export type SandboxMode = 'bwrap' | 'off';

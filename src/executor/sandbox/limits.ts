@@ -9,7 +9,7 @@
 import { existsSync, mkdirSync, rmdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { pause } from '../platform/index.js';
+import { pause } from '../../platform/index.js';
 
 /** Open files per process. */
 export const MAX_OPEN_FILES = 1024;

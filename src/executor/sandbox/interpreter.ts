@@ -19,7 +19,7 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { basename, dirname, isAbsolute, join, sep } from 'node:path';
-import { RyeError } from '../errors/index.js';
+import { RyeError } from '../../errors/index.js';
 import { unavailable } from './host.js';
 import { realOrSelf } from './mounts.js';
 

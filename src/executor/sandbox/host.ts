@@ -5,7 +5,7 @@
  */
 import { existsSync, lstatSync, readlinkSync, statSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
-import { RyeError } from '../errors/index.js';
+import { RyeError } from '../../errors/index.js';
 import type { SandboxMount } from './argv.js';
 
 /** System folders, each bound read-only (or re-made as the symlink it is on a merged-/usr host). */

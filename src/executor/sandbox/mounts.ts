@@ -7,8 +7,8 @@
  */
 import { lstatSync, mkdirSync, readdirSync, realpathSync, statSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
-import { RyeError } from '../errors/index.js';
-import { NEVER_VISIBLE, normalPermissionPath, type ToolPermissions } from '../items/index.js';
+import { RyeError } from '../../errors/index.js';
+import { NEVER_VISIBLE, normalPermissionPath, type ToolPermissions } from '../../items/index.js';
 import type { SandboxMount } from './argv.js';
 
 /** Paths outside the project that must stay hidden even when the project holds them. */

@@ -24,10 +24,10 @@ import {
 import { createServer, connect, type Server } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { signProjectDotenv } from '../../src/executor/index.js';
-import { signText } from '../../src/integrity/index.js';
-import { selectItems, signItemFile } from '../../src/items/index.js';
-import { refusal } from '../helpers/refusal.js';
+import { signProjectDotenv } from '../../../src/executor/index.js';
+import { signText } from '../../../src/integrity/index.js';
+import { selectItems, signItemFile } from '../../../src/items/index.js';
+import { refusal } from '../../helpers/refusal.js';
 import {
   LANGUAGES,
   RYE_BIN,
@@ -868,7 +868,7 @@ describe('the sandbox cannot be turned off from the project, the tool or the cal
 // Known bugs in src/ (each test asserts the contained behaviour and fails today).
 
 describe('known containment bugs', () => {
-  // Regression (was a bug in src/sandbox/interpreter.ts, prefixOf): the "install prefix" of an
+  // Regression (was a bug in src/executor/sandbox/interpreter.ts, prefixOf): the "install prefix" of an
   // interpreter outside the system folders is the parent of its `bin/`
   // folder, unchecked. An interpreter at `$HOME/bin/<name>` (RYE_SHELL,
   // RYE_NODE, RYE_PYTHON, or the first python3/node on the operator's PATH)
@@ -899,7 +899,7 @@ describe('known containment bugs', () => {
     }
   });
 
-  // Regression (was a bug in src/sandbox/interpreter.ts, mountsOf): the install prefix of an
+  // Regression (was a bug in src/executor/sandbox/interpreter.ts, mountsOf): the install prefix of an
   // interpreter inside the project (`<project>/bin/sh`: the prefix is the
   // project) was bound read-only after the project view, laying the whole
   // project over it: `.ai/` (threads, trust store) visible again and every
@@ -935,7 +935,7 @@ describe('known containment bugs', () => {
     }
   });
 
-  // Regression (was a bug in src/sandbox/mounts.ts, projectMounts): `.ai/keys`, `.ai/trusted_keys`
+  // Regression (was a bug in src/executor/sandbox/mounts.ts, projectMounts): `.ai/keys`, `.ai/trusted_keys`
   // and `.ai/threads` are masked only when they exist. A tool that may write
   // `.ai/**` creates them on the host in a project that has none yet: it can
   // plant a private key, a trust-store entry or a forged thread transcript.
@@ -958,7 +958,7 @@ describe('known containment bugs', () => {
     }
   });
 
-  // Regression (was a bug in src/sandbox/limits.ts, makePidsGroup().remove, now release(), called from
+  // Regression (was a bug in src/executor/sandbox/limits.ts, makePidsGroup().remove, now release(), called from
   // runPrimitive's finally in src/executor/execute.ts): as root each sandbox
   // gets a pids cgroup, removed with one rmdir as soon as the run returns.
   // The sandbox's processes are often still being torn down then, rmdir fails

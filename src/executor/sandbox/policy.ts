@@ -2,7 +2,7 @@
  * The effective sandbox of one tool run (CONTAINMENT.md §1.4): the tool's
  * signed permissions, narrowed by what the caller grants, never widened. Pure.
  */
-import { normalPermissionPath, type ToolPermissions } from '../items/index.js';
+import { normalPermissionPath, type ToolPermissions } from '../../items/index.js';
 
 /** What a caller (a thread's directive, a ceiling) allows a tool's sandbox at most. */
 export interface SandboxGrants {

@@ -2,7 +2,7 @@
  * A sandbox's environment, built from nothing (CONTAINMENT.md §1.6). Pure.
  */
 import { isAbsolute, sep } from 'node:path';
-import { isSecretEnvName } from '../items/index.js';
+import { isSecretEnvName } from '../../items/index.js';
 
 export interface SandboxEnvInput {
   /** The run's environment as the executor resolved it (the caller's, the chain's, .env, anchor paths). */

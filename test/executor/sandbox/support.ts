@@ -23,8 +23,8 @@ import { randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { execute, type ExecuteOptions, type ExecuteResult } from '../../src/executor/index.js';
-import { generateKeyFiles, readSigner, type Signer } from '../../src/integrity/index.js';
+import { execute, type ExecuteOptions, type ExecuteResult } from '../../../src/executor/index.js';
+import { generateKeyFiles, readSigner, type Signer } from '../../../src/integrity/index.js';
 import {
   ensureSelfTrusted,
   keyDir,
@@ -32,12 +32,12 @@ import {
   selectItems,
   signItemFile,
   type Spaces,
-} from '../../src/items/index.js';
+} from '../../../src/items/index.js';
 
 /** The built, signed standard library (the vitest global setup builds it). */
-export const BUILT_SYSTEM = fileURLToPath(new URL('../../dist/system', import.meta.url));
+export const BUILT_SYSTEM = fileURLToPath(new URL('../../../dist/system', import.meta.url));
 /** The repository: rye's own package folder, which every sandbox sees read-only. */
-export const REPO = fileURLToPath(new URL('../..', import.meta.url)).replace(/\/$/, '');
+export const REPO = fileURLToPath(new URL('../../..', import.meta.url)).replace(/\/$/, '');
 export const RYE_BIN = join(REPO, 'bin', 'rye.js');
 
 export const LANGUAGES = ['python', 'node', 'shell'] as const;

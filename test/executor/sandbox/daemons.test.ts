@@ -10,7 +10,7 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { daemonsDir, listDaemons, parseSandboxInfo } from '../../src/sandbox/index.js';
+import { daemonsDir, listDaemons, parseSandboxInfo } from '../../../src/executor/sandbox/index.js';
 import {
   LANGUAGES,
   RYE_BIN,

@@ -13,8 +13,8 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync, readdirSync, readlinkSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
-import { RyeError } from '../errors/index.js';
-import { writeFileAtomic } from '../platform/index.js';
+import { RyeError } from '../../errors/index.js';
+import { writeFileAtomic } from '../../platform/index.js';
 import { removePidsGroup } from './limits.js';
 
 /** What rye knows of one daemon sandbox. */

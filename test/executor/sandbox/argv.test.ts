@@ -15,12 +15,12 @@ import {
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { isRyeError } from '../../src/errors/index.js';
+import { isRyeError } from '../../../src/errors/index.js';
 import {
   DEFAULT_PERMISSIONS,
   parsePermissions,
   type ToolPermissions,
-} from '../../src/items/index.js';
+} from '../../../src/items/index.js';
 import {
   effectivePermissions,
   intersectFolders,
@@ -31,7 +31,7 @@ import {
   type SandboxEnvInput,
   type SandboxMount,
   type SandboxPlan,
-} from '../../src/sandbox/index.js';
+} from '../../../src/executor/sandbox/index.js';
 
 // ---------------------------------------------------------------------------
 // sandboxArgv
@@ -591,7 +591,7 @@ describe('projectMounts', () => {
     expect(lastMountOver(mounts, join(project, '.ai/threads/T-1'))?.kind).toBe('tmpfs');
   });
 
-  // Regression (was a bug in src/sandbox/mounts.ts, projectMounts): the masks of `.ai/threads`,
+  // Regression (was a bug in src/executor/sandbox/mounts.ts, projectMounts): the masks of `.ai/threads`,
   // `.ai/keys` and `.ai/trusted_keys` are added only when the folder exists
   // (`shown(path) && exists(path)`). A tool that may write `.ai/**` in a
   // project that has no `.ai/keys` or `.ai/trusted_keys` yet can create them
@@ -687,7 +687,7 @@ describe('projectMounts', () => {
     expect(lastMountOver(mounts, join(root, 'home/notes.txt'))?.kind).toBe('ro');
   });
 
-  // Regression (was a bug in src/sandbox/mounts.ts, projectMounts): when the project *is* the user
+  // Regression (was a bug in src/executor/sandbox/mounts.ts, projectMounts): when the project *is* the user
   // space (rye run from the home folder: discovery then falls back to the cwd,
   // or `--project ~`), the user space's `.ai` is removed from the hidden paths
   // ("the project's own .ai follows the rules above"), so only .ai/threads,
