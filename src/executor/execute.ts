@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { RyeError, isRyeError, type ErrorCode } from '../errors/index.js';
+import { RyeError, isRyeError } from '../errors/index.js';
 import type { TrustSet } from '../integrity/index.js';
 import { loadSpaceTrust, parseItemId, type Spaces } from '../items/index.js';
 import {
@@ -12,14 +12,16 @@ import type { ChannelHandler } from './channel.js';
 import { declaredPermissions, sandboxRequest, type ToolSandbox } from './sandboxed-request.js';
 import { monotonicMs } from '../platform/index.js';
 import { findAnchorConfig } from './anchor.js';
-import { buildLockfile, saveLockfile, type PrepareToPin } from '../lockfile/index.js';
+import { buildLockfile, saveLockfile } from '../lockfile/index.js';
 import { prepareToPin } from './lock-ports.js';
 import { prepareRun } from './prepare.js';
 import { PRIMITIVES } from './primitive-config.js';
 import { loadDotenvTrust } from './project-dotenv.js';
 import { cacheDirOf, materializeSnapshot } from './snapshot.js';
 import { planSnapshot } from './snapshot-plan.js';
-import { runInProcess, runPrimitive } from './run-primitive.js';
+import { runInProcess, type InProcessTool } from './in-process.js';
+import type { ToolFailure } from './outcome.js';
+import { runPrimitive } from './run-primitive.js';
 import { planRun, type ExecutionPlan } from './run-plan.js';
 import type { ChainElement } from './types.js';
 import { VerifiedFileCache } from './verify-deps.js';
@@ -84,19 +86,6 @@ export interface ExecuteOptions {
   readonly inProcess?: Readonly<Record<string, InProcessTool>>;
 }
 
-/**
- * A system tool's body, run in rye's process with the tool's checked params
- * (its signed file is verified, its chain pinned, its params validated first).
- * `prepareToPin` is this executor's verification of a tool for its lockfile,
- * for a body that pins one (the registry client's pull).
- */
-export type InProcessTool = (run: {
-  readonly spaces: Spaces;
-  readonly params: Readonly<Record<string, unknown>>;
-  readonly env: Readonly<Record<string, string | undefined>>;
-  readonly prepareToPin: PrepareToPin;
-}) => Promise<{ readonly ok: boolean; readonly data: unknown; readonly message?: string }>;
-
 /** One chain element as reported (and as a lockfile pins it). */
 export interface ChainEntry {
   readonly item_id: string;
@@ -110,11 +99,7 @@ export interface ExecuteResult {
   readonly status: 'success' | 'error';
   readonly item_id: string;
   readonly data: unknown;
-  readonly error?: {
-    readonly code: ErrorCode;
-    readonly message: string;
-    readonly details?: unknown;
-  };
+  readonly error?: ToolFailure;
   readonly chain: readonly ChainEntry[];
   readonly plan?: ExecutionPlan;
   readonly metadata: {

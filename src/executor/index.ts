@@ -3,7 +3,7 @@ export { buildChain } from './chain.js';
 export { MAX_CHAIN_LENGTH } from '../lockfile/index.js';
 export type { BuiltChain } from './chain.js';
 export { execute } from './execute.js';
-export type { InProcessTool } from './execute.js';
+export type { InProcessTool } from './in-process.js';
 export {
   CHANNEL_OPS,
   MAX_CHANNEL_LINE_BYTES,

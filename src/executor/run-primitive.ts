@@ -10,21 +10,12 @@ import { isRyeError, type ErrorCode } from '../errors/index.js';
 import { fileUrlOf, packageRoot } from '../platform/index.js';
 import { parseSandboxInfo, recordDaemon, unavailable } from './sandbox/index.js';
 import { serveChannel, type ChannelHandler } from './channel.js';
-import type { ExecuteResult, InProcessTool } from './execute.js';
 import { runSubprocess } from './primitives/subprocess.js';
 import type { PrimitiveRequest } from './run-plan.js';
 import { processRequest, type ToolSandbox } from './sandboxed-request.js';
 import { interpretOutput } from './tool-output.js';
 import { removeVerifiedManifest, writeVerifiedManifest } from './verified-manifest.js';
-
-/** What a run came to. */
-export interface Outcome {
-  readonly status: 'success' | 'error';
-  readonly data: unknown;
-  readonly error?: NonNullable<ExecuteResult['error']>;
-  /** The daemon sandbox the call left running (recorded under this id). */
-  readonly daemon?: string;
-}
+import type { Outcome, ToolFailure } from './outcome.js';
 
 /** What the run needs besides its request: the verified files and the sandbox. */
 export interface RunContext {
@@ -154,45 +145,12 @@ async function recordLeftRunning(
   return record?.id ?? null;
 }
 
-/**
- * Run a system tool's body in this process: its result is the tool's data
- * (`{success: true, ...}`), a refusal is EXECUTE_TOOL_FAILED with the
- * body's message, as the tool file itself reports.
- */
-export async function runInProcess(
-  body: InProcessTool,
-  run: Parameters<InProcessTool>[0] & { readonly toolId: string },
-): Promise<Outcome> {
-  try {
-    const result = await body(run);
-    if (result.ok) return { status: 'success', data: result.data };
-    return {
-      status: 'error',
-      data: result.data,
-      error: {
-        code: 'EXECUTE_TOOL_FAILED',
-        message: `Tool ${run.toolId} failed: ${result.message ?? 'failed'}`,
-      },
-    };
-  } catch (error) {
-    if (!isRyeError(error)) throw error;
-    return {
-      status: 'error',
-      data: { success: false, error: error.message, code: error.code },
-      error: {
-        code: 'EXECUTE_TOOL_FAILED',
-        message: `Tool ${run.toolId} failed: ${error.message}`,
-      },
-    };
-  }
-}
-
 /** The rye library a tool imports as `@rye/core`: the built package running this executor. */
 function libraryUrl(): string {
   return fileUrlOf(join(packageRoot(), 'dist', 'src', 'index.js'));
 }
 
-function asFailure(error: unknown): NonNullable<ExecuteResult['error']> {
+function asFailure(error: unknown): ToolFailure {
   if (isRyeError(error))
     return { code: error.code, message: error.message, details: error.details };
   throw error;
