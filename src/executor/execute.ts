@@ -11,7 +11,7 @@ import {
 import type { ChannelHandler } from './channel.js';
 import { declaredPermissions, sandboxRequest, type ToolSandbox } from './sandboxed-request.js';
 import { monotonicMs } from '../platform/index.js';
-import { findAnchorConfig } from './anchor.js';
+import { findAnchorConfig } from './chain/anchor.js';
 import { buildLockfile, saveLockfile } from '../lockfile/index.js';
 import { prepareToPin } from './lock-ports.js';
 import { prepareRun } from './prepare.js';

@@ -1,7 +1,7 @@
-export { buildChain } from './chain.js';
+export { buildChain } from './chain/chain.js';
 // A built chain may not be longer than a lockfile can pin.
 export { MAX_CHAIN_LENGTH } from '../lockfile/index.js';
-export type { BuiltChain } from './chain.js';
+export type { BuiltChain } from './chain/chain.js';
 export { execute } from './execute.js';
 export type { InProcessTool } from './in-process.js';
 export {

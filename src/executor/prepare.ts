@@ -19,8 +19,8 @@ import {
   findAnchorElement,
   findVerifyDepsConfig,
   resolveAnchorPath,
-} from './anchor.js';
-import { buildChain } from './chain.js';
+} from './chain/anchor.js';
+import { buildChain } from './chain/chain.js';
 import { checkDependencies, type DependencyCheck } from './dependencies.js';
 import { PRIMITIVES, mergeChainConfig } from './primitive-config.js';
 import { tsLoaderUrl } from './ts-loader.js';

@@ -1,7 +1,7 @@
 import { RyeError } from '../errors/index.js';
 import type { TrustSet } from '../integrity/index.js';
 import type { Spaces } from '../items/index.js';
-import { anchorCwd, applyAnchorEnv } from './anchor.js';
+import { anchorCwd, applyAnchorEnv } from './chain/anchor.js';
 import { resolveEnvironment } from './environment.js';
 import { validateParams } from './params.js';
 import { findOnPath, isBareCommand } from './path-lookup.js';

@@ -11,13 +11,13 @@ import {
   findVerifyDepsConfig,
   pathExistsOnDisk,
   resolveAnchorPath,
-} from '../../src/executor/anchor.js';
+} from '../../../src/executor/chain/anchor.js';
 import type {
   AnchorConfig,
   ChainElement,
   TemplateVars,
   VerifyDepsConfig,
-} from '../../src/executor/types.js';
+} from '../../../src/executor/types.js';
 
 const PYTHON_ANCHOR: AnchorConfig = {
   enabled: true,

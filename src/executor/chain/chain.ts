@@ -1,19 +1,19 @@
-import { RyeError, isRyeError } from '../errors/index.js';
-import { verifyText, type TrustSet, type VerifyResult } from '../integrity/index.js';
+import { RyeError, isRyeError } from '../../errors/index.js';
+import { verifyText, type TrustSet, type VerifyResult } from '../../integrity/index.js';
 import {
   extractMetadata,
   resolveItem,
   type ResolvedItem,
   type SpaceName,
   type Spaces,
-} from '../items/index.js';
-import { bodyWithoutSignature } from '../integrity/index.js';
-import { MAX_CHAIN_LENGTH } from '../lockfile/index.js';
-import { decodeText, readFileCappedSync } from '../platform/index.js';
-import { parseEnvConfig } from './env-config.js';
+} from '../../items/index.js';
+import { bodyWithoutSignature } from '../../integrity/index.js';
+import { MAX_CHAIN_LENGTH } from '../../lockfile/index.js';
+import { decodeText, readFileCappedSync } from '../../platform/index.js';
+import { parseEnvConfig } from '../env-config.js';
 import { checkIdentity } from './identity.js';
 import { parseAnchorConfig, parseVerifyDepsConfig } from './runtime-config.js';
-import type { ChainElement } from './types.js';
+import type { ChainElement } from '../types.js';
 
 /** Most links a chain may have: tool → runtimes → primitive. */
 

@@ -1,11 +1,11 @@
-import { RyeError } from '../errors/index.js';
+import { RyeError } from '../../errors/index.js';
 import {
   identityIssues,
   itemCategory,
   itemName,
   type ItemMetadata,
   type ResolvedItem,
-} from '../items/index.js';
+} from '../../items/index.js';
 
 /**
  * Class 11: a signature binds content, not location. A chain element is run

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { delimiter, dirname, join } from 'node:path';
-import { RyeError } from '../errors/index.js';
-import type { AnchorConfig, ChainElement, TemplateVars, VerifyDepsConfig } from './types.js';
+import { RyeError } from '../../errors/index.js';
+import type { AnchorConfig, ChainElement, TemplateVars, VerifyDepsConfig } from '../types.js';
 
 /** Answers "does this path exist?"; injected so the anchor decision stays pure. */
 export type PathProbe = (path: string) => boolean;

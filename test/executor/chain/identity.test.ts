@@ -1,12 +1,12 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { execute } from '../../src/executor/index.js';
-import { checkIdentity } from '../../src/executor/identity.js';
-import { readSigner, signText } from '../../src/integrity/index.js';
-import { extractMetadata, keyDir, type ResolvedItem } from '../../src/items/index.js';
-import { makeExecProject, type ExecProject } from '../helpers/exec-project.js';
-import { refusal } from '../helpers/refusal.js';
+import { execute } from '../../../src/executor/index.js';
+import { checkIdentity } from '../../../src/executor/chain/identity.js';
+import { readSigner, signText } from '../../../src/integrity/index.js';
+import { extractMetadata, keyDir, type ResolvedItem } from '../../../src/items/index.js';
+import { makeExecProject, type ExecProject } from '../../helpers/exec-project.js';
+import { refusal } from '../../helpers/refusal.js';
 
 /** A tool that leaves a marker file when it runs (in the project's markers/, which it may write). */
 const markerTool = (category: string, executor = 'rye/core/runtimes/python_script_runtime') =>

@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { isRyeError, type RyeError } from '../../src/errors/index.js';
+import { isRyeError, type RyeError } from '../../../src/errors/index.js';
 import {
   DEFAULT_EXCLUDE_DIRS,
   parseAnchorConfig,
   parseVerifyDepsConfig,
-} from '../../src/executor/runtime-config.js';
+} from '../../../src/executor/chain/runtime-config.js';
 
 const SOURCE = '/sys/.ai/tools/rye/core/runtimes/python_script_runtime.yaml';
 
