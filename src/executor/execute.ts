@@ -24,7 +24,7 @@ import type { ToolFailure } from './outcome.js';
 import { runPrimitive } from './run-primitive.js';
 import { planRun, type ExecutionPlan } from './run-plan.js';
 import type { ChainElement } from './types.js';
-import { VerifiedFileCache } from './verify-deps.js';
+import { VerifiedFileCache } from './deps/verify-deps.js';
 
 export type { ExecutionPlan } from './run-plan.js';
 

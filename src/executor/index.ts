@@ -29,8 +29,8 @@ export { rootVersion } from './prepare.js';
 export type { ChainEntry, ExecuteOptions, ExecuteResult, ExecutionPlan } from './execute.js';
 export { PRIMITIVES, mergeChainConfig } from './primitive-config.js';
 export { killRunningTools } from './primitives/subprocess.js';
-export { VerifiedFileCache } from './verify-deps.js';
-export type { DepsReport } from './verify-deps.js';
+export { VerifiedFileCache } from './deps/verify-deps.js';
+export type { DepsReport } from './deps/verify-deps.js';
 export type {
   AnchorConfig,
   ChainElement,

@@ -14,7 +14,7 @@ import {
   type PrepareToPin,
 } from '../lockfile/index.js';
 import { prepareRun } from './prepare.js';
-import { VerifiedFileCache } from './verify-deps.js';
+import { VerifiedFileCache } from './deps/verify-deps.js';
 
 /**
  * The tool's chain and dependencies verified afresh for pinning (no cached

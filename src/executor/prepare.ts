@@ -21,11 +21,11 @@ import {
   resolveAnchorPath,
 } from './chain/anchor.js';
 import { buildChain } from './chain/chain.js';
-import { checkDependencies, type DependencyCheck } from './dependencies.js';
+import { checkDependencies, type DependencyCheck } from './deps/dependencies.js';
 import { PRIMITIVES, mergeChainConfig } from './primitive-config.js';
 import { tsLoaderUrl } from './ts-loader.js';
 import type { AnchorConfig, ChainElement, TemplateVars } from './types.js';
-import type { VerifiedFileCache } from './verify-deps.js';
+import type { VerifiedFileCache } from './deps/verify-deps.js';
 
 /** A file a verified bundle manifest lists, and that manifest's signer (fingerprint). */
 export interface BundleFile {

@@ -3,7 +3,7 @@ import { basename, dirname, join } from 'node:path';
 import { RyeError } from '../errors/index.js';
 import { sha256Hex } from '../integrity/index.js';
 import { relativeInside } from '../platform/index.js';
-import type { CheckedTree, DependencyCheck } from './dependencies.js';
+import type { CheckedTree, DependencyCheck } from './deps/dependencies.js';
 import {
   areaDir,
   snapshotLayout,

@@ -6,8 +6,8 @@
  * (its scope `apps/**` covers the user's tool `apps/todo2/todo2`), and the
  * user's tool would load it.
  */
-import { RyeError } from '../errors/index.js';
-import type { TrustSet } from '../integrity/index.js';
+import { RyeError } from '../../errors/index.js';
+import type { TrustSet } from '../../integrity/index.js';
 
 /** A dependency file and the key that vouched for it (null: pinned by hash, by the user). */
 export interface SignedDependency {

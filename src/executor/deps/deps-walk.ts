@@ -5,10 +5,10 @@
  */
 import { readdirSync, readlinkSync, realpathSync, statSync } from 'node:fs';
 import { dirname, extname, join, resolve } from 'node:path';
-import { RyeError, isRyeError } from '../errors/index.js';
-import { compareCodePoints } from '../integrity/index.js';
-import { relativeInside, unreadable } from '../platform/index.js';
-import type { VerifyDepsConfig } from './types.js';
+import { RyeError, isRyeError } from '../../errors/index.js';
+import { compareCodePoints } from '../../integrity/index.js';
+import { relativeInside, unreadable } from '../../platform/index.js';
+import type { VerifyDepsConfig } from '../types.js';
 
 /** One file found in a scope. */
 export interface Candidate {

@@ -11,11 +11,15 @@ import {
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { isRyeError, type RyeError } from '../../src/errors/index.js';
-import { VerifiedFileCache, depsBase, verifyDependencies } from '../../src/executor/verify-deps.js';
-import type { VerifyDepsConfig } from '../../src/executor/types.js';
-import { sha256Hex, signText, type TrustSet } from '../../src/integrity/index.js';
-import { makeSigner } from '../helpers/keys.js';
+import { isRyeError, type RyeError } from '../../../src/errors/index.js';
+import {
+  VerifiedFileCache,
+  depsBase,
+  verifyDependencies,
+} from '../../../src/executor/deps/verify-deps.js';
+import type { VerifyDepsConfig } from '../../../src/executor/types.js';
+import { sha256Hex, signText, type TrustSet } from '../../../src/integrity/index.js';
+import { makeSigner } from '../../helpers/keys.js';
 
 const { signer, trust } = makeSigner();
 const roots: string[] = [];

@@ -1,7 +1,7 @@
 import { stat } from 'node:fs/promises';
-import { ITEM_EXTENSIONS } from '../items/index.js';
-import type { TrustSet } from '../integrity/index.js';
-import type { VerifyDepsConfig } from './types.js';
+import { ITEM_EXTENSIONS } from '../../items/index.js';
+import type { TrustSet } from '../../integrity/index.js';
+import type { VerifyDepsConfig } from '../types.js';
 import { verifyDependencies, type DepsReport, type VerifiedFileCache } from './verify-deps.js';
 
 /**

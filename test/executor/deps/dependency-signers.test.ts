@@ -1,19 +1,19 @@
 import { chmodSync, existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { execute, updateLockfile } from '../../src/executor/index.js';
-import { assertOneSigner } from '../../src/executor/dependency-signers.js';
+import { execute, updateLockfile } from '../../../src/executor/index.js';
+import { assertOneSigner } from '../../../src/executor/deps/dependency-signers.js';
 import {
   formatTrustToml,
   readSigner,
   signText,
   trustSetOf,
   type Signer,
-} from '../../src/integrity/index.js';
-import { keyDir, loadSpaceTrust } from '../../src/items/index.js';
-import { makeExecProject, type ExecProject } from '../helpers/exec-project.js';
-import { makeSigner } from '../helpers/keys.js';
-import { refusal } from '../helpers/refusal.js';
+} from '../../../src/integrity/index.js';
+import { keyDir, loadSpaceTrust } from '../../../src/items/index.js';
+import { makeExecProject, type ExecProject } from '../../helpers/exec-project.js';
+import { makeSigner } from '../../helpers/keys.js';
+import { refusal } from '../../helpers/refusal.js';
 
 const TODO2 = '.ai/tools/apps/todo2';
 

@@ -1,10 +1,15 @@
-import { RyeError, isRyeError } from '../errors/index.js';
-import type { TrustSet } from '../integrity/index.js';
-import { checkDeps, trustedSigner, type DepsSnapshot, type LockInUse } from '../lockfile/index.js';
-import { decodeText } from '../platform/index.js';
+import { RyeError, isRyeError } from '../../errors/index.js';
+import type { TrustSet } from '../../integrity/index.js';
+import {
+  checkDeps,
+  trustedSigner,
+  type DepsSnapshot,
+  type LockInUse,
+} from '../../lockfile/index.js';
+import { decodeText } from '../../platform/index.js';
 import { assertOneSigner, type SignerRule } from './dependency-signers.js';
 import { verifyRuntimeLib } from './runtime-lib.js';
-import type { VerifyDepsConfig } from './types.js';
+import type { VerifyDepsConfig } from '../types.js';
 import {
   depsBase,
   hashDependencies,

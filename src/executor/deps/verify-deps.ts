@@ -1,6 +1,6 @@
 import { realpathSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { RyeError, isRyeError, type ErrorCode } from '../errors/index.js';
+import { RyeError, isRyeError, type ErrorCode } from '../../errors/index.js';
 import {
   sha256Hex,
   verdictReason,
@@ -8,10 +8,10 @@ import {
   type TrustSet,
   type VerifyResult,
   type VerifySubject,
-} from '../integrity/index.js';
-import { decodeText, monotonicMs, readFileCappedSync } from '../platform/index.js';
+} from '../../integrity/index.js';
+import { decodeText, monotonicMs, readFileCappedSync } from '../../platform/index.js';
 import { collect, io, partition, type Candidate } from './deps-walk.js';
-import type { VerifyDepsConfig } from './types.js';
+import type { VerifyDepsConfig } from '../types.js';
 import type { CacheEntry, VerifiedFileCache } from './verified-file-cache.js';
 
 export { VerifiedFileCache } from './verified-file-cache.js';

@@ -1,4 +1,4 @@
-import { TrustedCache, type TrustSet, type VerifySubject } from '../integrity/index.js';
+import { TrustedCache, type TrustSet, type VerifySubject } from '../../integrity/index.js';
 
 /** What a cache hit restores, and the key that must still be trusted for it to count. */
 export interface CacheEntry {
