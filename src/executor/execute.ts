@@ -16,7 +16,7 @@ import { buildLockfile, saveLockfile } from '../lockfile/index.js';
 import { prepareToPin } from './lock-ports.js';
 import { prepareRun } from './prepare.js';
 import { PRIMITIVES } from './primitive-config.js';
-import { loadDotenvTrust } from './project-dotenv.js';
+import { loadDotenvTrust } from './env/project-dotenv.js';
 import { cacheDirOf, materializeSnapshot } from './snapshot.js';
 import { planSnapshot } from './snapshot-plan.js';
 import { runInProcess, type InProcessTool } from './in-process.js';

@@ -12,17 +12,17 @@ export {
 } from './channel.js';
 export type { ChannelHandler, ChannelOp, ChannelOptions, ChannelRequest } from './channel.js';
 export { cacheDirOf, clearSnapshots } from './snapshot.js';
-export { signDotenvText, signProjectDotenv } from './dotenv-sign.js';
-export type { SignedDotenv } from './dotenv-sign.js';
-export { LOADER_ENV_NAMES, isLoaderEnvName } from './loader-env.js';
+export { signDotenvText, signProjectDotenv } from './env/dotenv-sign.js';
+export type { SignedDotenv } from './env/dotenv-sign.js';
+export { LOADER_ENV_NAMES, isLoaderEnvName } from './env/loader-env.js';
 export {
   DOTENV_FILE,
   checkDotenvText,
   describeDotenv,
   loadDotenvTrust,
   readProjectDotenv,
-} from './project-dotenv.js';
-export type { ProjectDotenv } from './project-dotenv.js';
+} from './env/project-dotenv.js';
+export type { ProjectDotenv } from './env/project-dotenv.js';
 export { prepareToPin, updateLockfile, verifyLockfiles } from './lock-ports.js';
 export type { LockStatus } from '../lockfile/index.js';
 export { rootVersion } from './prepare.js';

@@ -10,7 +10,7 @@ import {
 import { bodyWithoutSignature } from '../../integrity/index.js';
 import { MAX_CHAIN_LENGTH } from '../../lockfile/index.js';
 import { decodeText, readFileCappedSync } from '../../platform/index.js';
-import { parseEnvConfig } from '../env-config.js';
+import { parseEnvConfig } from '../env/env-config.js';
 import { checkIdentity } from './identity.js';
 import { parseAnchorConfig, parseVerifyDepsConfig } from './runtime-config.js';
 import type { ChainElement } from '../types.js';

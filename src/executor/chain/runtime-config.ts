@@ -2,7 +2,7 @@ import { isAbsolute } from 'node:path';
 import { RyeError } from '../../errors/index.js';
 import { FieldReader, fieldOf, type FieldProblem, type FieldType } from '../../platform/index.js';
 import type { ValidationIssue } from '../../items/index.js';
-import { ENV_NAME_RE } from '../env-config.js';
+import { ENV_NAME_RE } from '../env/env-config.js';
 import type { AnchorConfig, VerifyDepsConfig } from '../types.js';
 
 /** Seed 000 default for `verify_deps.exclude_dirs`. */

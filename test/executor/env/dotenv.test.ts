@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseDotenv, parseDotenvDetailed } from '../../src/executor/dotenv.js';
+import { parseDotenv, parseDotenvDetailed } from '../../../src/executor/env/dotenv.js';
 
 describe('parseDotenv()', () => {
   it('reads KEY=value and export KEY=value, skipping comments and blank lines', () => {

@@ -2,9 +2,9 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { signDotenvText, signProjectDotenv } from '../../src/executor/dotenv-sign.js';
-import { checkDotenvText } from '../../src/executor/project-dotenv.js';
-import { makeSigner } from '../helpers/keys.js';
+import { signDotenvText, signProjectDotenv } from '../../../src/executor/env/dotenv-sign.js';
+import { checkDotenvText } from '../../../src/executor/env/project-dotenv.js';
+import { makeSigner } from '../../helpers/keys.js';
 
 const created: string[] = [];
 afterEach(() => {

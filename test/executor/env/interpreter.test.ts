@@ -2,9 +2,12 @@ import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:f
 import { tmpdir } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { RyeError } from '../../src/errors/index.js';
-import { planInterpreterProbes, resolveInterpreter } from '../../src/executor/interpreter.js';
-import type { InterpreterConfig } from '../../src/executor/types.js';
+import { RyeError } from '../../../src/errors/index.js';
+import {
+  planInterpreterProbes,
+  resolveInterpreter,
+} from '../../../src/executor/env/interpreter.js';
+import type { InterpreterConfig } from '../../../src/executor/types.js';
 
 const created: string[] = [];
 afterEach(() => {

@@ -3,10 +3,10 @@
  * Python/JS literal) into {@link EnvConfig}. Every problem is collected, then
  * reported once.
  */
-import { RyeError } from '../errors/index.js';
-import { FieldReader, type FieldProblem, type JsonObject } from '../platform/index.js';
+import { RyeError } from '../../errors/index.js';
+import { FieldReader, type FieldProblem, type JsonObject } from '../../platform/index.js';
 import { isLoaderEnvName } from './loader-env.js';
-import type { EnvConfig, InterpreterConfig } from './types.js';
+import type { EnvConfig, InterpreterConfig } from '../types.js';
 
 /** One problem found in an `env_config`; `field` is a dotted path. */
 export interface EnvConfigIssue {

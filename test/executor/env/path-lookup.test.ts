@@ -2,7 +2,11 @@ import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:f
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { absolutePathDirs, findOnPath, isBareCommand } from '../../src/executor/path-lookup.js';
+import {
+  absolutePathDirs,
+  findOnPath,
+  isBareCommand,
+} from '../../../src/executor/env/path-lookup.js';
 
 const created: string[] = [];
 afterEach(() => {

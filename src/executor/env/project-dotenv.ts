@@ -5,7 +5,7 @@
  */
 import { lstatSync } from 'node:fs';
 import { join } from 'node:path';
-import { RyeError } from '../errors/index.js';
+import { RyeError } from '../../errors/index.js';
 import {
   loadTrustStore,
   locateCommentSignature,
@@ -15,9 +15,9 @@ import {
   verdictReason,
   verifyText,
   type TrustSet,
-} from '../integrity/index.js';
-import { trustStores, type Spaces } from '../items/index.js';
-import { readTextFile, unreadable } from '../platform/index.js';
+} from '../../integrity/index.js';
+import { trustStores, type Spaces } from '../../items/index.js';
+import { readTextFile, unreadable } from '../../platform/index.js';
 import { parseDotenvDetailed } from './dotenv.js';
 import { loaderEnvNamesIn } from './loader-env.js';
 

@@ -4,10 +4,10 @@
  */
 import { resolveInterpreter } from './interpreter.js';
 import type { ResolvedInterpreter } from './interpreter.js';
-import { RyeError } from '../errors/index.js';
+import { RyeError } from '../../errors/index.js';
 import { isLoaderEnvName } from './loader-env.js';
 import { envNamesIn, expandEnvVars } from './template.js';
-import type { ChainElement, TemplateVars } from './types.js';
+import type { ChainElement, TemplateVars } from '../types.js';
 
 /** Everything {@link resolveEnvironment} needs; the caller reads the files. */
 export interface EnvironmentInput {

@@ -4,9 +4,9 @@
  */
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { RyeError } from '../errors/index.js';
-import { signText, type SignedText, type Signer } from '../integrity/index.js';
-import { readTextFile, unreadable, writeFileAtomic } from '../platform/index.js';
+import { RyeError } from '../../errors/index.js';
+import { signText, type SignedText, type Signer } from '../../integrity/index.js';
+import { readTextFile, unreadable, writeFileAtomic } from '../../platform/index.js';
 import { parseDotenvDetailed } from './dotenv.js';
 import { loaderEnvNamesIn } from './loader-env.js';
 import { DOTENV_FILE, DOTENV_SIGNATURE } from './project-dotenv.js';

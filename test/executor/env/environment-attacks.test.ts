@@ -11,11 +11,11 @@ import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { execute, signProjectDotenv } from '../../src/executor/index.js';
-import { readSigner, signText } from '../../src/integrity/index.js';
-import { addTrustedKey, keyDir } from '../../src/items/index.js';
-import { makeExecProject, type ExecProject } from '../helpers/exec-project.js';
-import { refusal } from '../helpers/refusal.js';
+import { execute, signProjectDotenv } from '../../../src/executor/index.js';
+import { readSigner, signText } from '../../../src/integrity/index.js';
+import { addTrustedKey, keyDir } from '../../../src/items/index.js';
+import { makeExecProject, type ExecProject } from '../../helpers/exec-project.js';
+import { refusal } from '../../helpers/refusal.js';
 
 const NODE_TOOL = `export const __version__ = "1.0.0";
 export const __tool_type__ = "javascript";

@@ -2,15 +2,15 @@ import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { isRyeError } from '../../src/errors/index.js';
-import { signDotenvText } from '../../src/executor/dotenv-sign.js';
+import { isRyeError } from '../../../src/errors/index.js';
+import { signDotenvText } from '../../../src/executor/env/dotenv-sign.js';
 import {
   checkDotenvText,
   describeDotenv,
   readProjectDotenv,
-} from '../../src/executor/project-dotenv.js';
-import { signText } from '../../src/integrity/index.js';
-import { makeSigner } from '../helpers/keys.js';
+} from '../../../src/executor/env/project-dotenv.js';
+import { signText } from '../../../src/integrity/index.js';
+import { makeSigner } from '../../helpers/keys.js';
 
 const created: string[] = [];
 afterEach(() => {

@@ -4,7 +4,7 @@
  * an absolute path: the spawn never looks a bare name up on PATH itself.
  */
 import { isAbsolute, resolve } from 'node:path';
-import { RyeError } from '../errors/index.js';
+import { RyeError } from '../../errors/index.js';
 import {
   absolutePathDirs,
   executableNames,
@@ -14,7 +14,7 @@ import {
 } from './path-lookup.js';
 import { renderString } from './template.js';
 import type { EnvLookup } from './template.js';
-import type { InterpreterConfig, TemplateVars } from './types.js';
+import type { InterpreterConfig, TemplateVars } from '../types.js';
 
 /** What {@link resolveInterpreter} looks at besides the config. */
 export interface InterpreterContext {

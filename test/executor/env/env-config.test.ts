@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { RyeError } from '../../src/errors/index.js';
-import { parseEnvConfig } from '../../src/executor/env-config.js';
+import { RyeError } from '../../../src/errors/index.js';
+import { parseEnvConfig } from '../../../src/executor/env/env-config.js';
 
 function issuesOf(raw: unknown): { field: string; message: string }[] {
   try {

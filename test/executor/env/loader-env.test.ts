@@ -3,7 +3,7 @@ import {
   LOADER_ENV_NAMES,
   isLoaderEnvName,
   loaderEnvNamesIn,
-} from '../../src/executor/loader-env.js';
+} from '../../../src/executor/env/loader-env.js';
 
 describe('isLoaderEnvName()', () => {
   it('denies the names interpreters and loaders read at start-up, in any case', () => {

@@ -1,13 +1,13 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { RyeError } from '../../src/errors/index.js';
+import { RyeError } from '../../../src/errors/index.js';
 import {
   envNamesIn,
   expandEnvVars,
   renderString,
   renderTemplate,
   renderValue,
-} from '../../src/executor/template.js';
+} from '../../../src/executor/env/template.js';
 
 const VARS = { tool_path: '/p/tool.py', params_json: '{"a":1}', project_path: '/p' };
 

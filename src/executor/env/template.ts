@@ -7,9 +7,9 @@
  * `{params_json}`) is never looked at again. So a param value holding `${HOME}`
  * stays literal, and an env value holding `{tool_path}` stays literal too.
  */
-import { RyeError } from '../errors/index.js';
-import { isJsonObject } from '../platform/index.js';
-import type { TemplateVars } from './types.js';
+import { RyeError } from '../../errors/index.js';
+import { isJsonObject } from '../../platform/index.js';
+import type { TemplateVars } from '../types.js';
 
 /** Environment lookups: missing and `undefined` both mean "unset". */
 export type EnvLookup = Readonly<Record<string, string | undefined>>;

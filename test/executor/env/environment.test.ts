@@ -2,9 +2,9 @@ import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:f
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { resolveEnvironment } from '../../src/executor/environment.js';
-import type { EnvironmentInput } from '../../src/executor/environment.js';
-import type { ChainElement, EnvConfig, InterpreterConfig } from '../../src/executor/types.js';
+import { resolveEnvironment } from '../../../src/executor/env/environment.js';
+import type { EnvironmentInput } from '../../../src/executor/env/environment.js';
+import type { ChainElement, EnvConfig, InterpreterConfig } from '../../../src/executor/types.js';
 
 const created: string[] = [];
 afterEach(() => {
