@@ -11,7 +11,7 @@ export {
   serveChannel,
 } from './channel.js';
 export type { ChannelHandler, ChannelOp, ChannelOptions, ChannelRequest } from './channel.js';
-export { cacheDirOf, clearSnapshots } from './snapshot.js';
+export { cacheDirOf, clearSnapshots } from './snapshot/snapshot.js';
 export { signDotenvText, signProjectDotenv } from './env/dotenv-sign.js';
 export type { SignedDotenv } from './env/dotenv-sign.js';
 export { LOADER_ENV_NAMES, isLoaderEnvName } from './env/loader-env.js';

@@ -20,8 +20,8 @@ import {
   writeSync,
 } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { RyeError, isRyeError } from '../errors/index.js';
-import { compareCodePoints, runnableBytes, sha256Hex } from '../integrity/index.js';
+import { RyeError, isRyeError } from '../../errors/index.js';
+import { compareCodePoints, runnableBytes, sha256Hex } from '../../integrity/index.js';
 
 /**
  * Where a file sits in a snapshot: the dependency scope, a lone tool file, the

@@ -1,9 +1,9 @@
 import { realpathSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import { RyeError } from '../errors/index.js';
-import { sha256Hex } from '../integrity/index.js';
-import { relativeInside } from '../platform/index.js';
-import type { CheckedTree, DependencyCheck } from './deps/dependencies.js';
+import { RyeError } from '../../errors/index.js';
+import { sha256Hex } from '../../integrity/index.js';
+import { relativeInside } from '../../platform/index.js';
+import type { CheckedTree, DependencyCheck } from '../deps/dependencies.js';
 import {
   areaDir,
   snapshotLayout,
@@ -11,7 +11,7 @@ import {
   type SnapshotLayout,
   type SnapshotSource,
 } from './snapshot.js';
-import type { ChainElement, TemplateVars } from './types.js';
+import type { ChainElement, TemplateVars } from '../types.js';
 
 /** What a run's snapshot holds and the template variables that point into it. */
 export interface SnapshotPlan {
