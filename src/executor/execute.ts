@@ -8,20 +8,20 @@ import {
   type SandboxGrants,
   type SandboxMode,
 } from './sandbox/index.js';
-import type { ChannelHandler } from './channel.js';
-import { declaredPermissions, sandboxRequest, type ToolSandbox } from './sandboxed-request.js';
+import type { ChannelHandler } from './run/channel.js';
+import { declaredPermissions, sandboxRequest, type ToolSandbox } from './run/sandboxed-request.js';
 import { monotonicMs } from '../platform/index.js';
 import { findAnchorConfig } from './chain/anchor.js';
 import { buildLockfile, saveLockfile } from '../lockfile/index.js';
 import { prepareToPin } from './lock-ports.js';
 import { prepareRun } from './prepare.js';
-import { PRIMITIVES } from './primitive-config.js';
+import { PRIMITIVES } from './run/primitive-config.js';
 import { loadDotenvTrust } from './env/project-dotenv.js';
 import { cacheDirOf, materializeSnapshot } from './snapshot/snapshot.js';
 import { planSnapshot } from './snapshot/snapshot-plan.js';
-import { runInProcess, type InProcessTool } from './in-process.js';
-import type { ToolFailure } from './outcome.js';
-import { runPrimitive } from './run-primitive.js';
+import { runInProcess, type InProcessTool } from './run/in-process.js';
+import type { ToolFailure } from './run/outcome.js';
+import { runPrimitive } from './run/run-primitive.js';
 import { planRun, type ExecutionPlan } from './run-plan.js';
 import type { ChainElement } from './types.js';
 import { VerifiedFileCache } from './deps/verify-deps.js';

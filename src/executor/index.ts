@@ -3,14 +3,14 @@ export { buildChain } from './chain/chain.js';
 export { MAX_CHAIN_LENGTH } from '../lockfile/index.js';
 export type { BuiltChain } from './chain/chain.js';
 export { execute } from './execute.js';
-export type { InProcessTool } from './in-process.js';
+export type { InProcessTool } from './run/in-process.js';
 export {
   CHANNEL_OPS,
   MAX_CHANNEL_LINE_BYTES,
   MAX_CHANNEL_REQUESTS,
   serveChannel,
-} from './channel.js';
-export type { ChannelHandler, ChannelOp, ChannelOptions, ChannelRequest } from './channel.js';
+} from './run/channel.js';
+export type { ChannelHandler, ChannelOp, ChannelOptions, ChannelRequest } from './run/channel.js';
 export { cacheDirOf, clearSnapshots } from './snapshot/snapshot.js';
 export { signDotenvText, signProjectDotenv } from './env/dotenv-sign.js';
 export type { SignedDotenv } from './env/dotenv-sign.js';
@@ -27,7 +27,7 @@ export { prepareToPin, updateLockfile, verifyLockfiles } from './lock-ports.js';
 export type { LockStatus } from '../lockfile/index.js';
 export { rootVersion } from './prepare.js';
 export type { ChainEntry, ExecuteOptions, ExecuteResult, ExecutionPlan } from './execute.js';
-export { PRIMITIVES, mergeChainConfig } from './primitive-config.js';
+export { PRIMITIVES, mergeChainConfig } from './run/primitive-config.js';
 export { killRunningTools } from './primitives/subprocess.js';
 export { VerifiedFileCache } from './deps/verify-deps.js';
 export type { DepsReport } from './deps/verify-deps.js';

@@ -22,8 +22,8 @@ import {
 } from './chain/anchor.js';
 import { buildChain } from './chain/chain.js';
 import { checkDependencies, type DependencyCheck } from './deps/dependencies.js';
-import { PRIMITIVES, mergeChainConfig } from './primitive-config.js';
-import { tsLoaderUrl } from './ts-loader.js';
+import { PRIMITIVES, mergeChainConfig } from './run/primitive-config.js';
+import { tsLoaderUrl } from './run/ts-loader.js';
 import type { AnchorConfig, ChainElement, TemplateVars } from './types.js';
 import type { VerifiedFileCache } from './deps/verify-deps.js';
 

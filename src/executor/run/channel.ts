@@ -7,7 +7,7 @@
  * nothing inside to truncate, replay or mint.
  */
 import type { Duplex } from 'node:stream';
-import { RyeError, hintFor, type ErrorCode } from '../errors/index.js';
+import { RyeError, hintFor, type ErrorCode } from '../../errors/index.js';
 
 /** The four operations a channel request may name. */
 export const CHANNEL_OPS = ['execute', 'search', 'load', 'sign'] as const;

@@ -2,9 +2,9 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { isRyeError, type RyeError } from '../../src/errors/index.js';
-import { planHttp, planSubprocess } from '../../src/executor/primitive-config.js';
-import type { TemplateVars } from '../../src/executor/types.js';
+import { isRyeError, type RyeError } from '../../../src/errors/index.js';
+import { planHttp, planSubprocess } from '../../../src/executor/run/primitive-config.js';
+import type { TemplateVars } from '../../../src/executor/types.js';
 
 const vars = { tool_path: '/p/t.py', params_json: '{}' } as unknown as TemplateVars;
 const subprocessContext = { toolExtension: '.py', env: {}, vars, cwd: '/p', source: 't/tool' };
@@ -33,7 +33,7 @@ const FULL_HTTP = {
 
 function schemaKeys(primitive: string): string[] {
   const url = new URL(
-    `../../system/.ai/tools/rye/core/primitives/${primitive}.yaml`,
+    `../../../system/.ai/tools/rye/core/primitives/${primitive}.yaml`,
     import.meta.url,
   );
   const doc = parse(readFileSync(fileURLToPath(url), 'utf8')) as {

@@ -3,9 +3,9 @@
  * (CONTAINMENT.md §1.8): the bundler and the registry client, which sign
  * with the user's key, which no tool process ever holds.
  */
-import { isRyeError } from '../errors/index.js';
-import type { Spaces } from '../items/index.js';
-import type { PrepareToPin } from '../lockfile/index.js';
+import { isRyeError } from '../../errors/index.js';
+import type { Spaces } from '../../items/index.js';
+import type { PrepareToPin } from '../../lockfile/index.js';
 import type { Outcome } from './outcome.js';
 
 /**

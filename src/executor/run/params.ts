@@ -4,8 +4,8 @@
  */
 import { createRequire } from 'node:module';
 import type { Ajv, ErrorObject, Options, ValidateFunction } from 'ajv';
-import { RyeError } from '../errors/index.js';
-import { isPlainObject } from './env/template.js';
+import { RyeError } from '../../errors/index.js';
+import { isPlainObject } from '../env/template.js';
 
 /** One schema violation; `path` is a JSON pointer into the params (`/` is the root). */
 export interface ParamsIssue {

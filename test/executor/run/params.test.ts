@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { RyeError } from '../../src/errors/index.js';
-import { validateParams } from '../../src/executor/params.js';
+import { RyeError } from '../../../src/errors/index.js';
+import { validateParams } from '../../../src/executor/run/params.js';
 
 const SCHEMA = {
   type: 'object',

@@ -1,4 +1,4 @@
-import type { ErrorCode } from '../errors/index.js';
+import type { ErrorCode } from '../../errors/index.js';
 
 /** Why a run failed, as the result document reports it (`error`). */
 export interface ToolFailure {

@@ -9,7 +9,7 @@ import {
   serveChannel,
   type ChannelHandler,
   type ChannelRequest,
-} from '../../src/executor/index.js';
+} from '../../../src/executor/index.js';
 
 /*
  * serveChannel() over a real Unix socket: the client end plays the tool, the

@@ -1,7 +1,7 @@
-import { RyeError } from '../errors/index.js';
-import { FieldReader, type JsonObject } from '../platform/index.js';
-import { renderValue } from './env/template.js';
-import type { ChainElement, HttpRequest, SubprocessRequest, TemplateVars } from './types.js';
+import { RyeError } from '../../errors/index.js';
+import { FieldReader, type JsonObject } from '../../platform/index.js';
+import { renderValue } from '../env/template.js';
+import type { ChainElement, HttpRequest, SubprocessRequest, TemplateVars } from '../types.js';
 
 /** The primitives this executor implements, by item id. */
 export const PRIMITIVES = {

@@ -1,5 +1,5 @@
 /**
- * The verified manifest (src/executor/verified-manifest.ts): one new private
+ * The verified manifest (src/executor/run/verified-manifest.ts): one new private
  * file per run in the temp folder, named from the process id and the clock.
  * A name someone took first, as a file or as a link, is left alone: the
  * manifest goes to a random name instead.
@@ -19,8 +19,8 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import {
   removeVerifiedManifest,
   writeVerifiedManifest,
-} from '../../src/executor/verified-manifest.js';
-import { makeTempSpaces } from '../helpers/temp-space.js';
+} from '../../../src/executor/run/verified-manifest.js';
+import { makeTempSpaces } from '../../helpers/temp-space.js';
 
 const FILES = [{ absolutePath: '/p/.ai/tools/t/a.py', rawSha256: 'ab'.repeat(32) }];
 const CLOCK = 123_456_789n;

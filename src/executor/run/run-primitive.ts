@@ -6,12 +6,12 @@
  */
 import { join } from 'node:path';
 import type { Duplex } from 'node:stream';
-import { isRyeError, type ErrorCode } from '../errors/index.js';
-import { fileUrlOf, packageRoot } from '../platform/index.js';
-import { parseSandboxInfo, recordDaemon, unavailable } from './sandbox/index.js';
+import { isRyeError, type ErrorCode } from '../../errors/index.js';
+import { fileUrlOf, packageRoot } from '../../platform/index.js';
+import { parseSandboxInfo, recordDaemon, unavailable } from '../sandbox/index.js';
 import { serveChannel, type ChannelHandler } from './channel.js';
-import { runSubprocess } from './primitives/subprocess.js';
-import type { PrimitiveRequest } from './run-plan.js';
+import { runSubprocess } from '../primitives/subprocess.js';
+import type { PrimitiveRequest } from '../run-plan.js';
 import { processRequest, type ToolSandbox } from './sandboxed-request.js';
 import { interpretOutput } from './tool-output.js';
 import { removeVerifiedManifest, writeVerifiedManifest } from './verified-manifest.js';
@@ -40,7 +40,7 @@ export async function runPrimitive(run: PrimitiveRequest, ctx: RunContext): Prom
   const { files, roots, anchorPath, toolId, signal, sandbox } = ctx;
   if (run.kind === 'http') {
     // Loaded on use: most tools run a subprocess and never need the HTTP client.
-    const { runHttpRequest } = await import('./primitives/http-client.js');
+    const { runHttpRequest } = await import('../primitives/http-client.js');
     try {
       const response = await runHttpRequest({ ...run.request, signal });
       if (response.status < 400) return { status: 'success', data: response };

@@ -6,9 +6,9 @@
  */
 import { existsSync } from 'node:fs';
 import { basename, dirname, join, sep } from 'node:path';
-import { RyeError } from '../errors/index.js';
-import { parsePermissions, type ToolPermissions } from '../items/index.js';
-import { packageRoot } from '../platform/index.js';
+import { RyeError } from '../../errors/index.js';
+import { parsePermissions, type ToolPermissions } from '../../items/index.js';
+import { packageRoot } from '../../platform/index.js';
 import {
   findBwrap,
   hostSystemMounts,
@@ -26,8 +26,8 @@ import {
   type SandboxMode,
   type SandboxMount,
   type SandboxPlan,
-} from './sandbox/index.js';
-import type { ChainElement, SubprocessRequest } from './types.js';
+} from '../sandbox/index.js';
+import type { ChainElement, SubprocessRequest } from '../types.js';
 
 /** The sandbox's own home folder: a fresh tmpfs, nothing of the operator's. */
 export const SANDBOX_HOME = '/tmp/home';

@@ -1,4 +1,4 @@
-import type { SubprocessResult } from './types.js';
+import type { SubprocessResult } from '../types.js';
 
 /** What a finished subprocess means for the caller. */
 export interface ToolOutcome {
