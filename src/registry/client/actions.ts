@@ -12,7 +12,8 @@ import { pullBundle } from './pull-bundle.js';
 import { pullItem } from './pull-item.js';
 import { pushBundle } from './push-bundle.js';
 import { pushItem } from './push-item.js';
-import { openSession, type Env } from './session.js';
+import { openSession } from './open-session.js';
+import type { Env } from './session.js';
 
 export const REGISTRY_ACTIONS = ['push', 'pull', 'push_bundle', 'pull_bundle', 'search'] as const;
 export type RegistryAction = (typeof REGISTRY_ACTIONS)[number];
