@@ -2,6 +2,15 @@
  * Rye for TypeScript — the public library API. Everything here is stable;
  * anything not exported is internal.
  */
+import { prepareToPin } from './executor/index.js';
+import type { Spaces } from './items/index.js';
+import {
+  runRegistryAction as registryAction,
+  type RegistryActionOptions,
+  type RegistryParams,
+  type RegistryResult,
+} from './registry/index.js';
+
 export {
   ERROR_CODES,
   RyeError,
@@ -99,13 +108,28 @@ export type { BundleManifest, BundleReport, VerifiedDependencyResult } from './b
 export { execute, updateLockfile, verifyLockfiles } from './executor/index.js';
 export type { ExecuteOptions, ExecuteResult } from './executor/index.js';
 
-export { REGISTRY_ACTIONS, runRegistryAction, signKeyProof } from './registry/index.js';
+export { REGISTRY_ACTIONS, signKeyProof } from './registry/index.js';
 export type {
   RegistryAction,
   RegistryActionOptions,
   RegistryParams,
   RegistryResult,
 } from './registry/index.js';
+
+/**
+ * Run one registry action (the registry client's `runRegistryAction`), with
+ * the executor's verification plugged in so a pulled tool is pinned in a
+ * lockfile: the registry takes it as a port and never imports the executor.
+ *
+ * @throws RyeError the codes of the registry client's runRegistryAction.
+ */
+export function runRegistryAction(
+  project: string | Spaces,
+  params: RegistryParams,
+  options: RegistryActionOptions = {},
+): Promise<RegistryResult> {
+  return registryAction(project, params, { prepareToPin, ...options });
+}
 
 // Directives as programs (issue 13): the grammar (docs/directives.md) and its runtime pieces.
 export { parseDirectiveProgram } from './items/index.js';
