@@ -18,8 +18,9 @@ import {
 import type { RegistryDb, threadPaths } from '../store/index.js';
 import { writeThreadRecord, type ThreadRecord, type ThreadStatus } from '../store/index.js';
 import type { TranscriptWriter } from '../transcript/index.js';
-import { ZERO_COST, mergeRoles, type ErrorInfo, type ThreadCost } from '../transcript/index.js';
+import { mergeRoles, type ErrorInfo, type ThreadCost } from '../transcript/index.js';
 import { paidAttempt } from './paid-attempt.js';
+import { RunningCost } from './running-cost.js';
 import {
   dispatchCall,
   predictDenied,
@@ -119,7 +120,7 @@ export class ThreadRun implements RunState {
   #cancelled: RyeError | undefined;
   readonly #startedMs: number;
   readonly #deadline: number | undefined;
-  #cost: ThreadCost = { ...ZERO_COST };
+  readonly #cost = new RunningCost();
   #messages: Message[] = [];
   #denials = 0;
   #reminded = false;
@@ -176,7 +177,7 @@ export class ThreadRun implements RunState {
       host: input.hookHost?.(this),
       lineage: () => ({
         depth: this.record.depth,
-        spawns: this.#cost.spawns,
+        spawns: this.#cost.value.spawns,
         limits: input.plan.limits,
       }),
     });
@@ -199,13 +200,12 @@ export class ThreadRun implements RunState {
 
   /** The running totals. */
   get cost(): ThreadCost {
-    return this.#cost;
+    return this.#cost.value;
   }
 
   /** Count one child started (hook children included); returns the new count. */
   countSpawn(): number {
-    this.#cost = { ...this.#cost, spawns: this.#cost.spawns + 1 };
-    return this.#cost.spawns;
+    return this.#cost.countSpawn();
   }
 
   /**
@@ -299,7 +299,7 @@ export class ThreadRun implements RunState {
   }
 
   #continue(resume: ResumePoint): void {
-    this.#cost = { ...resume.cost };
+    this.#cost.restore(resume.cost);
     this.#turnKey = resume.nextTurnKey;
     this.#messages = [...resume.messages];
     this.writer.append('cognition_in', { content: resume.message });
@@ -314,7 +314,7 @@ export class ThreadRun implements RunState {
     else this.#messages.push({ role: 'user', content: [text] });
     this.#foldRequestHead();
     for (const message of this.#messages) this.#fold(message);
-    this.#progress(`thread ${this.threadId} resumed at turn ${this.#cost.turns + 1}`);
+    this.#progress(`thread ${this.threadId} resumed at turn ${this.#cost.value.turns + 1}`);
   }
 
   /**
@@ -368,7 +368,7 @@ export class ThreadRun implements RunState {
       if (this.#cancelled !== undefined) return { status: 'cancelled', error: this.#cancelled };
       const hit = limitBeforeCall(
         this.#input.plan.limits,
-        this.#cost,
+        this.#cost.value,
         this.#startedMs,
         this.clock.now(),
       );
@@ -430,7 +430,7 @@ export class ThreadRun implements RunState {
             signal: this.#abort.signal,
             deadline: this.#deadline,
             now: () => this.clock.now(),
-            charge: (nanos, usage) => this.#charge(nanos, usage),
+            charge: (nanos, usage) => this.#cost.charge(nanos, usage),
           },
           {
             key: attemptKeyOf(this.threadId, turn, attempt),
@@ -449,7 +449,7 @@ export class ThreadRun implements RunState {
           if (n === 1) return;
           const hit = limitBeforeCall(
             this.#input.plan.limits,
-            this.#cost,
+            this.#cost.value,
             this.#startedMs,
             this.clock.now(),
           );
@@ -461,21 +461,13 @@ export class ThreadRun implements RunState {
           ),
       },
     );
-    this.#cost = { ...this.#cost, turns: this.#cost.turns + 1 };
+    this.#cost.countTurn();
     this.#pushMessage({ role: 'assistant', content: response.content });
+    const cost = this.#cost.value;
     this.#progress(
-      `turn ${this.#cost.turns}: ${response.stop_reason}, ${this.#cost.tokens_in} in / ${this.#cost.tokens_out} out, $${publicCost(this.#cost).spend_usd}`,
+      `turn ${cost.turns}: ${response.stop_reason}, ${cost.tokens_in} in / ${cost.tokens_out} out, $${publicCost(cost).spend_usd}`,
     );
     return response;
-  }
-
-  #charge(nanos: number, usage: { in: number; out: number } | null): void {
-    this.#cost = {
-      ...this.#cost,
-      spend_nanos: this.#cost.spend_nanos + nanos,
-      tokens_in: this.#cost.tokens_in + (usage?.in ?? 0),
-      tokens_out: this.#cost.tokens_out + (usage?.out ?? 0),
-    };
   }
 
   /** A turn without tool calls: done, or one reminder to return (THREADS.md §2 "ending"). */
@@ -514,8 +506,7 @@ export class ThreadRun implements RunState {
       const input = (
         typeof request.input === 'object' && request.input !== null ? request.input : {}
       ) as Record<string, unknown>;
-      const attempts = this.#cost.tool_calls + 1;
-      this.#cost = { ...this.#cost, tool_calls: attempts };
+      const attempts = this.#cost.countToolCall();
       const over = limits.tool_calls !== 0 && attempts > limits.tool_calls;
       const error = over
         ? limitError({ limit: 'tool_calls', current: attempts, max: limits.tool_calls })
@@ -558,8 +549,7 @@ export class ThreadRun implements RunState {
         input: call.input,
         required_cap: required,
       });
-      const attempts = this.#cost.tool_calls + 1;
-      this.#cost = { ...this.#cost, tool_calls: attempts };
+      const attempts = this.#cost.countToolCall();
       if (limits.tool_calls !== 0 && attempts > limits.tool_calls) {
         overLimit = { limit: 'tool_calls', current: attempts, max: limits.tool_calls };
         const error = limitError(overLimit);
@@ -681,26 +671,27 @@ export class ThreadRun implements RunState {
         : undefined;
     const outputs = 'outputs' in ending ? ending.outputs : undefined;
     const summary = 'summary' in ending ? ending.summary : undefined;
+    const cost = this.#cost.value;
     this.writer.append(`thread_${status}` as 'thread_completed', {
       ...(outputs === undefined ? {} : { outputs }),
       ...(summary === undefined ? {} : { summary }),
       ...(error === undefined ? {} : { error }),
-      cost: this.#cost,
+      cost,
     });
     this.#checkpoint();
     this.record = {
       ...this.record,
       status,
       updated_at: new Date(this.clock.now()).toISOString(),
-      cost: { ...this.#cost },
+      cost: { ...cost },
       ...(outputs === undefined ? {} : { outputs }),
       ...(error === undefined ? {} : { error }),
     };
     await writeThreadRecord(paths, this.record, this.#input.signer, new Date(this.clock.now()));
-    this.registry.setCost(this.threadId, this.#cost);
+    this.registry.setCost(this.threadId, cost);
     this.registry.setStatus(this.threadId, status);
     this.#progress(
-      `thread ${this.threadId} ${status}${error === undefined ? '' : ` (${error.code}: ${error.message})`}; ${this.#cost.turns} turns, $${publicCost(this.#cost).spend_usd}`,
+      `thread ${this.threadId} ${status}${error === undefined ? '' : ` (${error.code}: ${error.message})`}; ${cost.turns} turns, $${publicCost(cost).spend_usd}`,
     );
     return {
       ok: status === 'completed',
@@ -709,7 +700,7 @@ export class ThreadRun implements RunState {
       ...(outputs === undefined ? {} : { outputs }),
       ...(summary === undefined ? {} : { summary }),
       ...(error === undefined ? {} : { error }),
-      cost: publicCost(this.#cost),
+      cost: publicCost(cost),
     };
   }
 
