@@ -20,6 +20,7 @@ import { writeThreadRecord, type ThreadRecord, type ThreadStatus } from '../stor
 import type { TranscriptWriter } from '../transcript/index.js';
 import { mergeRoles, type ErrorInfo, type ThreadCost } from '../transcript/index.js';
 import { paidAttempt } from './paid-attempt.js';
+import { RunLimits } from './run-limits.js';
 import { RunningCost } from './running-cost.js';
 import {
   dispatchCall,
@@ -28,7 +29,7 @@ import {
   type DispatchContext,
   type ToolCall,
 } from './dispatch.js';
-import { limitBeforeCall, limitError, type LimitHit } from './limits-check.js';
+import { limitError, type LimitHit } from './limits-check.js';
 import { resultText } from '../prompt/result-text.js';
 import type { ThreadLinks } from './tree-links.js';
 import { publicCost, type ThreadResult } from './thread-result.js';
@@ -118,8 +119,7 @@ export class ThreadRun implements RunState {
   readonly #dispatch: DispatchContext;
   readonly #abort = new AbortController();
   #cancelled: RyeError | undefined;
-  readonly #startedMs: number;
-  readonly #deadline: number | undefined;
+  readonly #limits: RunLimits;
   readonly #cost = new RunningCost();
   #messages: Message[] = [];
   #denials = 0;
@@ -142,11 +142,7 @@ export class ThreadRun implements RunState {
     this.writer = state.writer;
     this.#input = input;
     this.#resume = state.resume;
-    this.#startedMs = state.clock.now();
-    const duration = input.plan.limits.duration_seconds;
-    const own = duration === 0 ? undefined : this.#startedMs + duration * 1000;
-    const inherited = state.inheritedDeadline;
-    this.#deadline = inherited === undefined ? own : Math.min(own ?? inherited, inherited);
+    this.#limits = new RunLimits(input.plan.limits, state.clock, state.inheritedDeadline);
     const caps = compileCaps(input.plan.capabilities.map((c) => parseCapability(c)));
     const links = (this.#links = state.links?.(this));
     this.#dispatch = {
@@ -195,7 +191,7 @@ export class ThreadRun implements RunState {
 
   /** The absolute deadline in epoch ms, if any. */
   get deadline(): number | undefined {
-    return this.#deadline;
+    return this.#limits.deadline;
   }
 
   /** The running totals. */
@@ -232,11 +228,7 @@ export class ThreadRun implements RunState {
     const onCancel = (): void => this.cancel(reasonOf(external?.reason));
     if (external?.aborted === true) onCancel();
     else external?.addEventListener('abort', onCancel, { once: true });
-    const timer =
-      this.#deadline === undefined
-        ? undefined
-        : setTimeout(() => this.#abort.abort(limitErrorAt(this)), this.#deadline - this.#startedMs);
-    timer?.unref();
+    const disarm = this.#limits.arm(this.#abort, this.threadId);
     let ending: Ending;
     this.#paths = paths;
     try {
@@ -255,7 +247,7 @@ export class ThreadRun implements RunState {
       }
       ending = { status: 'error', error };
     } finally {
-      if (timer !== undefined) clearTimeout(timer);
+      disarm();
       external?.removeEventListener('abort', onCancel);
     }
     if (
@@ -366,12 +358,7 @@ export class ThreadRun implements RunState {
   async #loop(): Promise<Ending> {
     for (;;) {
       if (this.#cancelled !== undefined) return { status: 'cancelled', error: this.#cancelled };
-      const hit = limitBeforeCall(
-        this.#input.plan.limits,
-        this.#cost.value,
-        this.#startedMs,
-        this.clock.now(),
-      );
+      const hit = this.#limits.beforeCall(this.#cost.value);
       if (hit !== null) return this.#limit(hit);
       const pressure = await this.#hooks.beforeRequest({
         system: this.#input.plan.system_prompt,
@@ -390,7 +377,7 @@ export class ThreadRun implements RunState {
         if (!isRyeError(error)) throw error;
         if (error.code === 'BUDGET_DENIED') return { status: 'budget_denied', error };
         if (error.code === 'THREAD_LIMIT_EXCEEDED') return { status: 'error', error };
-        if (this.#deadlinePassed()) return this.#limit(this.#durationHit());
+        if (this.#limits.deadlinePassed()) return this.#limit(this.#limits.durationHit());
         if ((await this.#hooks.onProviderError(error)) === 'retry') continue;
         return { status: 'error', error };
       }
@@ -428,7 +415,7 @@ export class ThreadRun implements RunState {
             pricing: this.pricing,
             client: this.#input.client,
             signal: this.#abort.signal,
-            deadline: this.#deadline,
+            deadline: this.#limits.deadline,
             now: () => this.clock.now(),
             charge: (nanos, usage) => this.#cost.charge(nanos, usage),
           },
@@ -447,12 +434,7 @@ export class ThreadRun implements RunState {
         signal: this.#abort.signal,
         beforeAttempt: (n) => {
           if (n === 1) return;
-          const hit = limitBeforeCall(
-            this.#input.plan.limits,
-            this.#cost.value,
-            this.#startedMs,
-            this.clock.now(),
-          );
+          const hit = this.#limits.beforeCall(this.#cost.value);
           if (hit !== null) throw limitError(hit);
         },
         onRetry: ({ attempt, delayMs, error }) =>
@@ -644,19 +626,6 @@ export class ThreadRun implements RunState {
     return { status: 'error', error: limitError(hit), limit: hit };
   }
 
-  #deadlinePassed(): boolean {
-    return this.#deadline !== undefined && this.clock.now() >= this.#deadline;
-  }
-
-  #durationHit(): LimitHit {
-    const max = this.#input.plan.limits.duration_seconds;
-    return {
-      limit: 'duration_seconds',
-      current: Math.floor((this.clock.now() - this.#startedMs) / 1000),
-      max,
-    };
-  }
-
   #checkpoint(): void {
     this.writer.checkpoint(this.#input.signer);
   }
@@ -713,16 +682,6 @@ function reasonOf(reason: unknown): string {
   if (typeof reason === 'string' && reason !== '') return reason;
   if (reason instanceof Error && reason.message !== '') return reason.message;
   return 'cancelled by its caller';
-}
-
-function limitErrorAt(run: ThreadRun): RyeError {
-  return new RyeError(
-    'THREAD_LIMIT_EXCEEDED',
-    `Cannot continue thread ${run.threadId}: its deadline passed`,
-    {
-      limit: 'duration_seconds',
-    },
-  );
 }
 
 function describeTarget(input: unknown): string {
