@@ -1,5 +1,5 @@
 import { RyeError, isRyeError } from '../../errors/index.js';
-import { sha256Hex, type Signer } from '../../integrity/index.js';
+import type { Signer } from '../../integrity/index.js';
 import { attemptKeyOf, type BudgetStore, type ModelPricing } from '../budget/index.js';
 import { authorityOf, compileCaps, parseCapability } from '../../capabilities/index.js';
 import type { ContentPart, Message } from '../conversation/index.js';
@@ -18,8 +18,9 @@ import {
 import type { RegistryDb, threadPaths } from '../store/index.js';
 import { writeThreadRecord, type ThreadRecord, type ThreadStatus } from '../store/index.js';
 import type { TranscriptWriter } from '../transcript/index.js';
-import { mergeRoles, type ErrorInfo, type ThreadCost } from '../transcript/index.js';
+import type { ErrorInfo, ThreadCost } from '../transcript/index.js';
 import { paidAttempt } from './paid-attempt.js';
+import { RequestBody, fitWindow } from './request-body.js';
 import { RunLimits } from './run-limits.js';
 import { RunningCost } from './running-cost.js';
 import {
@@ -121,15 +122,12 @@ export class ThreadRun implements RunState {
   #cancelled: RyeError | undefined;
   readonly #limits: RunLimits;
   readonly #cost = new RunningCost();
-  #messages: Message[] = [];
+  readonly #body: RequestBody;
   #denials = 0;
   #reminded = false;
   #turnKey = 0;
-  #bodyBytes = 0;
-  #bodyDigest = '';
   readonly #resume: ResumePoint | undefined;
   readonly #hooks: ThreadHooks;
-  #paths: ReturnType<typeof threadPaths> | undefined;
   readonly #links: ThreadLinks | undefined;
 
   constructor(input: RunThreadInput, state: RunState) {
@@ -142,6 +140,7 @@ export class ThreadRun implements RunState {
     this.writer = state.writer;
     this.#input = input;
     this.#resume = state.resume;
+    this.#body = new RequestBody(input.plan);
     this.#limits = new RunLimits(input.plan.limits, state.clock, state.inheritedDeadline);
     const caps = compileCaps(input.plan.capabilities.map((c) => parseCapability(c)));
     const links = (this.#links = state.links?.(this));
@@ -230,13 +229,12 @@ export class ThreadRun implements RunState {
     else external?.addEventListener('abort', onCancel, { once: true });
     const disarm = this.#limits.arm(this.#abort, this.threadId);
     let ending: Ending;
-    this.#paths = paths;
     try {
       if (this.#resume === undefined) {
         this.#start();
-        this.#note(await this.#hooks.started());
+        this.#body.note(await this.#hooks.started());
       } else this.#continue(this.#resume);
-      ending = await this.#loop();
+      ending = await this.#loop(paths);
     } catch (error) {
       if (!isRyeError(error)) {
         await this.#finalize(paths, {
@@ -283,8 +281,7 @@ export class ThreadRun implements RunState {
     });
     this.writer.append('system_prompt', { text: plan.system_prompt });
     this.writer.append('cognition_in', { content: plan.first_message });
-    this.#foldRequestHead();
-    this.#pushMessage({ role: 'user', content: [{ type: 'text', text: plan.first_message }] });
+    this.#body.begin(plan.first_message);
     this.#progress(
       `thread ${this.threadId} started (${plan.model?.provider}/${plan.model?.model} at ${plan.model?.host})`,
     );
@@ -293,83 +290,18 @@ export class ThreadRun implements RunState {
   #continue(resume: ResumePoint): void {
     this.#cost.restore(resume.cost);
     this.#turnKey = resume.nextTurnKey;
-    this.#messages = [...resume.messages];
     this.writer.append('cognition_in', { content: resume.message });
-    const last = this.#messages.at(-1);
-    const text = { type: 'text' as const, text: resume.message };
-    // Same-role neighbours merge, as the rebuild merges them.
-    if (last?.role === 'user')
-      this.#messages[this.#messages.length - 1] = {
-        role: 'user',
-        content: [...last.content, text],
-      };
-    else this.#messages.push({ role: 'user', content: [text] });
-    this.#foldRequestHead();
-    for (const message of this.#messages) this.#fold(message);
+    this.#body.resume(resume.messages, resume.message);
     this.#progress(`thread ${this.threadId} resumed at turn ${this.#cost.value.turns + 1}`);
   }
 
-  /**
-   * The request's size and digest are kept as the conversation grows, so a
-   * turn serializes and hashes only what is new (a whole-body hash per turn
-   * made the harness quadratic in the conversation). The digest chains:
-   * `d(n) = sha256(d(n-1) "\n" JSON(message n))`, from the model, system
-   * prompt and tools; the size is the JSON bytes of all of them, which bounds
-   * the input tokens as the body would (THREADS.md §6).
-   */
-  #foldRequestHead(): void {
-    const { plan } = this.#input;
-    const head = JSON.stringify({
-      model: plan.model?.model,
-      system: plan.system_prompt,
-      tools: plan.tools,
-    });
-    this.#bodyBytes = Buffer.byteLength(head, 'utf8');
-    this.#bodyDigest = sha256Hex(head);
-  }
-
-  #fold(message: Message): void {
-    const json = JSON.stringify(message);
-    this.#bodyBytes += Buffer.byteLength(json, 'utf8') + 1;
-    this.#bodyDigest = sha256Hex(`${this.#bodyDigest}\n${json}`);
-  }
-
-  #pushMessage(message: Message): void {
-    this.#messages.push(message);
-    this.#fold(message);
-  }
-
-  /** Hook notes join the next request, merged into its user message as the rebuild merges them. */
-  #note(notes: readonly string[]): void {
-    if (notes.length === 0) return;
-    const added = notes.map((text): Message => ({
-      role: 'user',
-      content: [{ type: 'text', text }],
-    }));
-    this.#replaceMessages(mergeRoles([...this.#messages, ...added]));
-  }
-
-  #replaceMessages(messages: readonly Message[]): void {
-    this.#messages = [...messages];
-    this.#foldRequestHead();
-    for (const message of this.#messages) this.#fold(message);
-  }
-
-  async #loop(): Promise<Ending> {
+  async #loop(paths: ReturnType<typeof threadPaths>): Promise<Ending> {
     for (;;) {
       if (this.#cancelled !== undefined) return { status: 'cancelled', error: this.#cancelled };
       const hit = this.#limits.beforeCall(this.#cost.value);
       if (hit !== null) return this.#limit(hit);
-      const pressure = await this.#hooks.beforeRequest({
-        system: this.#input.plan.system_prompt,
-        messages: this.#messages,
-        contextWindow: this.#input.plan.model?.context_window ?? Infinity,
-        bytes: this.#bodyBytes,
-        transcript: this.#paths!.transcript,
-        artifactsDir: this.#paths!.artifacts,
-      });
-      if ('exhausted' in pressure) return { status: 'error', error: pressure.exhausted };
-      if ('messages' in pressure) this.#replaceMessages(pressure.messages);
+      const exhausted = await fitWindow(this.#hooks, this.#body, this.#input.plan, paths);
+      if (exhausted !== undefined) return { status: 'error', error: exhausted };
       let response: ProviderResponse;
       try {
         response = await this.#callProvider();
@@ -385,7 +317,7 @@ export class ThreadRun implements RunState {
         (p): p is Extract<ContentPart, { type: 'tool_call' }> => p.type === 'tool_call',
       );
       const ending = calls.length === 0 ? this.#noCalls(response) : await this.#dispatchAll(calls);
-      if (ending === null) this.#note(await this.#hooks.afterStep());
+      if (ending === null) this.#body.note(await this.#hooks.afterStep());
       this.#checkpoint();
       if (ending !== null) return ending;
     }
@@ -393,18 +325,8 @@ export class ThreadRun implements RunState {
 
   /** Reserving → CallingProvider → Settling, with bounded retries (THREADS.md §5, §6). */
   async #callProvider(): Promise<ProviderResponse> {
-    const { plan } = this.#input;
-    const model = plan.model!;
     const turn = this.#turnKey++;
-    const request = {
-      model: model.model,
-      system: plan.system_prompt,
-      messages: this.#messages,
-      tools: plan.tools,
-      max_tokens: model.output_limit,
-    };
-    const bodyBytes = this.#bodyBytes;
-    const requestSha256 = this.#bodyDigest;
+    const body = this.#body.attempt();
     const response = await withProviderRetries(
       (attempt) =>
         paidAttempt(
@@ -419,13 +341,7 @@ export class ThreadRun implements RunState {
             now: () => this.clock.now(),
             charge: (nanos, usage) => this.#cost.charge(nanos, usage),
           },
-          {
-            key: attemptKeyOf(this.threadId, turn, attempt),
-            model,
-            request,
-            bodyBytes,
-            requestSha256,
-          },
+          { key: attemptKeyOf(this.threadId, turn, attempt), ...body },
         ),
       {
         ...(this.#input.retryPolicy === undefined
@@ -444,7 +360,7 @@ export class ThreadRun implements RunState {
       },
     );
     this.#cost.countTurn();
-    this.#pushMessage({ role: 'assistant', content: response.content });
+    this.#body.push({ role: 'assistant', content: response.content });
     const cost = this.#cost.value;
     this.#progress(
       `turn ${cost.turns}: ${response.stop_reason}, ${cost.tokens_in} in / ${cost.tokens_out} out, $${publicCost(cost).spend_usd}`,
@@ -473,7 +389,7 @@ export class ThreadRun implements RunState {
     const reminder =
       'You have not returned. Call directive_return with the declared outputs to finish this directive.';
     this.writer.append('cognition_in', { content: reminder });
-    this.#pushMessage({ role: 'user', content: [{ type: 'text', text: reminder }] });
+    this.#body.push({ role: 'user', content: [{ type: 'text', text: reminder }] });
     return null;
   }
 
@@ -590,7 +506,7 @@ export class ThreadRun implements RunState {
       });
       parts.push({ type: 'tool_result', call_id: call.id, ok: false, content: text });
     }
-    this.#pushMessage({ role: 'user', content: parts });
+    this.#body.push({ role: 'user', content: parts });
     if (stopped)
       return {
         status: 'error',
