@@ -3,7 +3,7 @@ import type { Signer } from '../../integrity/index.js';
 import { attemptKeyOf, type BudgetStore, type ModelPricing } from '../budget/index.js';
 import { authorityOf, compileCaps, parseCapability } from '../../capabilities/index.js';
 import type { ContentPart, Message } from '../conversation/index.js';
-import { admittedHookRecord, renderSummary, type ReturnSchema } from '../directive/index.js';
+import { admittedHookRecord, type ReturnSchema } from '../directive/index.js';
 import { ThreadHooks, type HookHost } from '../hooks/index.js';
 import { type Clock, type RandomSource } from '../../ids/index.js';
 import type { OperationContext } from '../../ops/index.js';
@@ -19,6 +19,13 @@ import type { RegistryDb, threadPaths } from '../store/index.js';
 import { writeThreadRecord, type ThreadRecord, type ThreadStatus } from '../store/index.js';
 import type { TranscriptWriter } from '../transcript/index.js';
 import type { ErrorInfo, ThreadCost } from '../transcript/index.js';
+import {
+  endAtLimit,
+  endOnReturn,
+  endWithoutCalls,
+  RETURN_REMINDER,
+  type Ending,
+} from './ending.js';
 import { paidAttempt } from './paid-attempt.js';
 import { RequestBody, fitWindow } from './request-body.js';
 import { RunLimits } from './run-limits.js';
@@ -77,10 +84,7 @@ export interface RunThreadInput {
   readonly hookHost?: (run: ThreadRun) => HookHost;
 }
 
-/** Why the loop stopped. */
-export type Ending =
-  | { status: 'completed' | 'failed'; outputs?: Record<string, unknown>; summary?: string }
-  | { status: 'error' | 'budget_denied' | 'cancelled'; error: RyeError; limit?: LimitHit };
+export type { Ending } from './ending.js';
 
 export interface RunState {
   readonly threadId: string;
@@ -299,7 +303,7 @@ export class ThreadRun implements RunState {
     for (;;) {
       if (this.#cancelled !== undefined) return { status: 'cancelled', error: this.#cancelled };
       const hit = this.#limits.beforeCall(this.#cost.value);
-      if (hit !== null) return this.#limit(hit);
+      if (hit !== null) return endAtLimit(this.writer, hit);
       const exhausted = await fitWindow(this.#hooks, this.#body, this.#input.plan, paths);
       if (exhausted !== undefined) return { status: 'error', error: exhausted };
       let response: ProviderResponse;
@@ -309,7 +313,8 @@ export class ThreadRun implements RunState {
         if (!isRyeError(error)) throw error;
         if (error.code === 'BUDGET_DENIED') return { status: 'budget_denied', error };
         if (error.code === 'THREAD_LIMIT_EXCEEDED') return { status: 'error', error };
-        if (this.#limits.deadlinePassed()) return this.#limit(this.#limits.durationHit());
+        if (this.#limits.deadlinePassed())
+          return endAtLimit(this.writer, this.#limits.durationHit());
         if ((await this.#hooks.onProviderError(error)) === 'retry') continue;
         return { status: 'error', error };
       }
@@ -370,26 +375,12 @@ export class ThreadRun implements RunState {
 
   /** A turn without tool calls: done, or one reminder to return (THREADS.md §2 "ending"). */
   #noCalls(response: ProviderResponse): Ending | null {
-    const text = response.content
-      .filter((p): p is Extract<ContentPart, { type: 'text' }> => p.type === 'text')
-      .map((p) => p.text)
-      .join('\n');
-    if (this.#input.returnSchema === undefined)
-      return { status: 'completed', ...(text === '' ? {} : { summary: text }) };
-    if (this.#reminded)
-      return {
-        status: 'error',
-        error: new RyeError(
-          'THREAD_NO_RETURN',
-          `Cannot complete directive ${this.#input.plan.directive.id}: the model stopped without calling directive_return`,
-          {},
-        ),
-      };
+    const { returnSchema, plan } = this.#input;
+    const ending = endWithoutCalls(response, returnSchema, plan.directive.id, this.#reminded);
+    if (ending !== null) return ending;
     this.#reminded = true;
-    const reminder =
-      'You have not returned. Call directive_return with the declared outputs to finish this directive.';
-    this.writer.append('cognition_in', { content: reminder });
-    this.#body.push({ role: 'user', content: [{ type: 'text', text: reminder }] });
+    this.writer.append('cognition_in', { content: RETURN_REMINDER });
+    this.#body.push({ role: 'user', content: [{ type: 'text', text: RETURN_REMINDER }] });
     return null;
   }
 
@@ -516,30 +507,15 @@ export class ThreadRun implements RunState {
           { denials: MAX_CONSECUTIVE_DENIALS },
         ),
       };
-    if (overLimit !== null) return this.#limit(overLimit);
-    if (returned !== undefined) {
-      const outcome = returned['outcome'] === 'failure' ? 'failure' : 'success';
-      const template = this.#input.returnSchema?.templates[outcome];
-      const summary =
-        template === undefined
-          ? undefined
-          : renderSummary(template, {
-              inputs: this.#input.plan.inputs,
-              outputs: returned,
-              thread_id: this.threadId,
-            });
-      return {
-        status: outcome === 'failure' ? 'failed' : 'completed',
-        outputs: returned,
-        ...(summary === undefined ? {} : { summary }),
-      };
-    }
+    if (overLimit !== null) return endAtLimit(this.writer, overLimit);
+    if (returned !== undefined)
+      return endOnReturn(
+        returned,
+        this.#input.returnSchema,
+        this.#input.plan.inputs,
+        this.threadId,
+      );
     return null;
-  }
-
-  #limit(hit: LimitHit): Ending {
-    this.writer.append('limit_hit', { limit: hit.limit, current: hit.current, max: hit.max });
-    return { status: 'error', error: limitError(hit), limit: hit };
   }
 
   #checkpoint(): void {
