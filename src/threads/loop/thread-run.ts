@@ -1,6 +1,6 @@
 import { RyeError, isRyeError } from '../../errors/index.js';
 import type { Signer } from '../../integrity/index.js';
-import { attemptKeyOf, type BudgetStore, type ModelPricing } from '../budget/index.js';
+import type { BudgetStore, ModelPricing } from '../budget/index.js';
 import { authorityOf, compileCaps, parseCapability } from '../../capabilities/index.js';
 import type { ContentPart, Message } from '../conversation/index.js';
 import { admittedHookRecord, type ReturnSchema } from '../directive/index.js';
@@ -8,13 +8,7 @@ import { ThreadHooks, type HookHost } from '../hooks/index.js';
 import { type Clock, type RandomSource } from '../../ids/index.js';
 import type { OperationContext } from '../../ops/index.js';
 import type { DirectivePlan } from '../admission/index.js';
-import {
-  DEFAULT_RETRY_POLICY,
-  withProviderRetries,
-  type ProviderClient,
-  type ProviderResponse,
-  type RetryPolicy,
-} from '../providers/index.js';
+import type { ProviderClient, ProviderResponse, RetryPolicy } from '../providers/index.js';
 import type { RegistryDb, threadPaths } from '../store/index.js';
 import { writeThreadRecord, type ThreadRecord, type ThreadStatus } from '../store/index.js';
 import type { TranscriptWriter } from '../transcript/index.js';
@@ -26,7 +20,7 @@ import {
   RETURN_REMINDER,
   type Ending,
 } from './ending.js';
-import { paidAttempt } from './paid-attempt.js';
+import { callProvider, type ProviderTurnContext } from './provider-turn.js';
 import { RequestBody, fitWindow } from './request-body.js';
 import { RunLimits } from './run-limits.js';
 import { RunningCost } from './running-cost.js';
@@ -132,6 +126,7 @@ export class ThreadRun implements RunState {
   #turnKey = 0;
   readonly #resume: ResumePoint | undefined;
   readonly #hooks: ThreadHooks;
+  readonly #provider: ProviderTurnContext;
   readonly #links: ThreadLinks | undefined;
 
   constructor(input: RunThreadInput, state: RunState) {
@@ -180,6 +175,24 @@ export class ThreadRun implements RunState {
         limits: input.plan.limits,
       }),
     });
+    this.#provider = {
+      attempt: {
+        budget: this.budget,
+        writer: this.writer,
+        threadId: this.threadId,
+        pricing: this.pricing,
+        client: input.client,
+        signal: this.#abort.signal,
+        deadline: this.#limits.deadline,
+        now: () => this.clock.now(),
+        charge: (nanos, usage) => this.#cost.charge(nanos, usage),
+      },
+      retryPolicy: input.retryPolicy,
+      limits: this.#limits,
+      cost: this.#cost,
+      hooks: this.#hooks,
+      progress: (line) => this.#progress(line),
+    };
   }
 
   /** What the thread was started with (a child inherits the client, signer, clock and context). */
@@ -306,18 +319,10 @@ export class ThreadRun implements RunState {
       if (hit !== null) return endAtLimit(this.writer, hit);
       const exhausted = await fitWindow(this.#hooks, this.#body, this.#input.plan, paths);
       if (exhausted !== undefined) return { status: 'error', error: exhausted };
-      let response: ProviderResponse;
-      try {
-        response = await this.#callProvider();
-      } catch (error) {
-        if (!isRyeError(error)) throw error;
-        if (error.code === 'BUDGET_DENIED') return { status: 'budget_denied', error };
-        if (error.code === 'THREAD_LIMIT_EXCEEDED') return { status: 'error', error };
-        if (this.#limits.deadlinePassed())
-          return endAtLimit(this.writer, this.#limits.durationHit());
-        if ((await this.#hooks.onProviderError(error)) === 'retry') continue;
-        return { status: 'error', error };
-      }
+      const turn = await callProvider(this.#provider, this.#body, this.#turnKey++);
+      if ('retry' in turn) continue;
+      if ('ending' in turn) return turn.ending;
+      const { response } = turn;
       const calls = response.content.filter(
         (p): p is Extract<ContentPart, { type: 'tool_call' }> => p.type === 'tool_call',
       );
@@ -326,51 +331,6 @@ export class ThreadRun implements RunState {
       this.#checkpoint();
       if (ending !== null) return ending;
     }
-  }
-
-  /** Reserving → CallingProvider → Settling, with bounded retries (THREADS.md §5, §6). */
-  async #callProvider(): Promise<ProviderResponse> {
-    const turn = this.#turnKey++;
-    const body = this.#body.attempt();
-    const response = await withProviderRetries(
-      (attempt) =>
-        paidAttempt(
-          {
-            budget: this.budget,
-            writer: this.writer,
-            threadId: this.threadId,
-            pricing: this.pricing,
-            client: this.#input.client,
-            signal: this.#abort.signal,
-            deadline: this.#limits.deadline,
-            now: () => this.clock.now(),
-            charge: (nanos, usage) => this.#cost.charge(nanos, usage),
-          },
-          { key: attemptKeyOf(this.threadId, turn, attempt), ...body },
-        ),
-      {
-        ...(this.#input.retryPolicy === undefined
-          ? {}
-          : { policy: { ...DEFAULT_RETRY_POLICY, ...this.#input.retryPolicy } }),
-        signal: this.#abort.signal,
-        beforeAttempt: (n) => {
-          if (n === 1) return;
-          const hit = this.#limits.beforeCall(this.#cost.value);
-          if (hit !== null) throw limitError(hit);
-        },
-        onRetry: ({ attempt, delayMs, error }) =>
-          this.#progress(
-            `  provider ${error.code} on attempt ${attempt}; retrying in ${delayMs} ms`,
-          ),
-      },
-    );
-    this.#cost.countTurn();
-    this.#body.push({ role: 'assistant', content: response.content });
-    const cost = this.#cost.value;
-    this.#progress(
-      `turn ${cost.turns}: ${response.stop_reason}, ${cost.tokens_in} in / ${cost.tokens_out} out, $${publicCost(cost).spend_usd}`,
-    );
-    return response;
   }
 
   /** A turn without tool calls: done, or one reminder to return (THREADS.md §2 "ending"). */
