@@ -1,7 +1,6 @@
 import { RyeError, isRyeError } from '../../errors/index.js';
 import type { Signer } from '../../integrity/index.js';
 import type { BudgetStore, ModelPricing } from '../budget/index.js';
-import { authorityOf, compileCaps, parseCapability } from '../../capabilities/index.js';
 import type { ContentPart, Message } from '../conversation/index.js';
 import { admittedHookRecord, type ReturnSchema } from '../directive/index.js';
 import { ThreadHooks, type HookHost } from '../hooks/index.js';
@@ -13,34 +12,17 @@ import type { RegistryDb, threadPaths } from '../store/index.js';
 import { writeThreadRecord, type ThreadRecord, type ThreadStatus } from '../store/index.js';
 import type { TranscriptWriter } from '../transcript/index.js';
 import type { ErrorInfo, ThreadCost } from '../transcript/index.js';
-import {
-  endAtLimit,
-  endOnReturn,
-  endWithoutCalls,
-  RETURN_REMINDER,
-  type Ending,
-} from './ending.js';
+import { endAtLimit, endWithoutCalls, RETURN_REMINDER, type Ending } from './ending.js';
 import { callProvider, type ProviderTurnContext } from './provider-turn.js';
 import { RequestBody, fitWindow } from './request-body.js';
 import { RunLimits } from './run-limits.js';
 import { RunningCost } from './running-cost.js';
-import {
-  dispatchCall,
-  predictDenied,
-  requiredCapOf,
-  type DispatchContext,
-  type ToolCall,
-} from './dispatch.js';
-import { limitError, type LimitHit } from './limits-check.js';
-import { resultText } from '../prompt/result-text.js';
+import { threadDispatchOf } from './call-context.js';
 import type { ThreadLinks } from './tree-links.js';
 import { publicCost, type ThreadResult } from './thread-result.js';
-import { mapInWindow } from './window.js';
+import { ToolCalls } from './tool-calls.js';
 
-/** Consecutive capability denials that end a thread (THREADS.md §5). */
-export const MAX_CONSECUTIVE_DENIALS = 5;
-/** Tool calls of one message run at most this many at once (THREADS.md §2). */
-export const TOOL_CONCURRENCY = 4;
+export { MAX_CONSECUTIVE_DENIALS, TOOL_CONCURRENCY } from './tool-calls.js';
 
 export interface RunThreadInput {
   /** The project root: the thread lives under `<root>/.ai/threads/`. */
@@ -115,13 +97,12 @@ export class ThreadRun implements RunState {
   record: ThreadRecord;
   readonly writer: TranscriptWriter;
   readonly #input: RunThreadInput;
-  readonly #dispatch: DispatchContext;
+  readonly #calls: ToolCalls;
   readonly #abort = new AbortController();
   #cancelled: RyeError | undefined;
   readonly #limits: RunLimits;
   readonly #cost = new RunningCost();
   readonly #body: RequestBody;
-  #denials = 0;
   #reminded = false;
   #turnKey = 0;
   readonly #resume: ResumePoint | undefined;
@@ -141,33 +122,13 @@ export class ThreadRun implements RunState {
     this.#resume = state.resume;
     this.#body = new RequestBody(input.plan);
     this.#limits = new RunLimits(input.plan.limits, state.clock, state.inheritedDeadline);
-    const caps = compileCaps(input.plan.capabilities.map((c) => parseCapability(c)));
     const links = (this.#links = state.links?.(this));
-    this.#dispatch = {
-      ops: {
-        ...input.ops,
-        // The thread's tools run narrowed to its <sandbox> (a resumed record may predate it).
-        authority: authorityOf(caps, 'thread', input.plan.sandbox ?? undefined),
-        signal: this.#abort.signal,
-        ...(input.clock === undefined ? {} : { clock: input.clock }),
-        // Thread tools then reach only this thread's descendants (THREADS.md §11).
-        thread: this.threadId,
-        ...(links === undefined ? {} : { tree: links.caller }),
-      },
-      offered: new Set(input.plan.tools.map((t) => t.name)),
-      returnSchema: input.returnSchema,
-      ...(links === undefined
-        ? {}
-        : {
-            presentToken: () => links.presentToken(),
-            spawn: async (spawnInput) => ({ ...(await links.spawn(spawnInput)), denied: false }),
-          }),
-    };
+    const dispatch = threadDispatchOf(input, this.threadId, this.#abort.signal, links);
     this.#hooks = new ThreadHooks({
       threadId: this.threadId,
       hooks: input.plan.hooks,
       writer: this.writer,
-      ops: this.#dispatch.ops,
+      ops: dispatch.ops,
       host: input.hookHost?.(this),
       lineage: () => ({
         depth: this.record.depth,
@@ -193,6 +154,17 @@ export class ThreadRun implements RunState {
       hooks: this.#hooks,
       progress: (line) => this.#progress(line),
     };
+    this.#calls = new ToolCalls({
+      writer: this.writer,
+      cost: this.#cost,
+      limits: input.plan.limits,
+      dispatch,
+      body: this.#body,
+      threadId: this.threadId,
+      returnSchema: input.returnSchema,
+      inputs: input.plan.inputs,
+      progress: (line) => this.#progress(line),
+    });
   }
 
   /** What the thread was started with (a child inherits the client, signer, clock and context). */
@@ -326,7 +298,7 @@ export class ThreadRun implements RunState {
       const calls = response.content.filter(
         (p): p is Extract<ContentPart, { type: 'tool_call' }> => p.type === 'tool_call',
       );
-      const ending = calls.length === 0 ? this.#noCalls(response) : await this.#dispatchAll(calls);
+      const ending = calls.length === 0 ? this.#noCalls(response) : await this.#calls.run(calls);
       if (ending === null) this.#body.note(await this.#hooks.afterStep());
       this.#checkpoint();
       if (ending !== null) return ending;
@@ -341,140 +313,6 @@ export class ThreadRun implements RunState {
     this.#reminded = true;
     this.writer.append('cognition_in', { content: RETURN_REMINDER });
     this.#body.push({ role: 'user', content: [{ type: 'text', text: RETURN_REMINDER }] });
-    return null;
-  }
-
-  /**
-   * The dispatch context of one call: its tools' channel requests are
-   * recorded as `nested_call` events under it and count toward `tool_calls`
-   * (CONTAINMENT.md §1.7); past the limit they are refused.
-   */
-  #dispatchFor(callId: string): DispatchContext {
-    const { limits } = this.#input.plan;
-    const onNestedCall: NonNullable<OperationContext['onNestedCall']> = (request) => {
-      const input = (
-        typeof request.input === 'object' && request.input !== null ? request.input : {}
-      ) as Record<string, unknown>;
-      const attempts = this.#cost.countToolCall();
-      const over = limits.tool_calls !== 0 && attempts > limits.tool_calls;
-      const error = over
-        ? limitError({ limit: 'tool_calls', current: attempts, max: limits.tool_calls })
-        : null;
-      this.writer.append('nested_call', {
-        call_id: callId,
-        op: request.op,
-        item_type: typeof input['item_type'] === 'string' ? input['item_type'] : null,
-        item_id: typeof input['item_id'] === 'string' ? input['item_id'].slice(0, 512) : null,
-        ...(error === null ? {} : { refused: error.code }),
-      });
-      return error === null ? undefined : { code: error.code, message: error.message };
-    };
-    return { ...this.#dispatch, ops: { ...this.#dispatch.ops, onNestedCall } };
-  }
-
-  /** The calls of a message up to and including the one whose denial would stop the thread. */
-  async #untilDenialStop(calls: readonly ToolCall[]): Promise<readonly ToolCall[]> {
-    let run = this.#denials;
-    for (const [i, call] of calls.entries()) {
-      run = (await predictDenied(call, this.#dispatch)) ? run + 1 : 0;
-      if (run >= MAX_CONSECUTIVE_DENIALS) return calls.slice(0, i + 1);
-    }
-    return calls;
-  }
-
-  /** Dispatching: every call gets exactly one result, in call order. */
-  async #dispatchAll(calls: readonly ToolCall[]): Promise<Ending | null> {
-    const { limits } = this.#input.plan;
-    const serial = calls.some((c) => c.name === 'directive_return');
-    let overLimit: LimitHit | null = null;
-    // The five-denial stop is decided before anything runs: no call after the
-    // stopping denial is dispatched (each is answered "not run" below).
-    const dispatched = await this.#untilDenialStop(calls);
-    const outcomes = await mapInWindow(dispatched, serial ? 1 : TOOL_CONCURRENCY, async (call) => {
-      const required = requiredCapOf(call.name, call.input);
-      this.writer.append('tool_call_start', {
-        call_id: call.id,
-        name: call.name,
-        input: call.input,
-        required_cap: required,
-      });
-      const attempts = this.#cost.countToolCall();
-      if (limits.tool_calls !== 0 && attempts > limits.tool_calls) {
-        overLimit = { limit: 'tool_calls', current: attempts, max: limits.tool_calls };
-        const error = limitError(overLimit);
-        return {
-          result: { status: 'error' as const, error: { code: error.code, message: error.message } },
-          denied: false,
-        };
-      }
-      const outcome = await dispatchCall(call, this.#dispatchFor(call.id));
-      if (outcome.denied)
-        this.writer.append('capability_denied', {
-          call_id: call.id,
-          required: required ?? call.name,
-        });
-      return outcome;
-    });
-    const parts: ContentPart[] = [];
-    let returned: Record<string, unknown> | undefined;
-    let stopped = false;
-    for (const [i, outcome] of outcomes.entries()) {
-      const call = calls[i] as ToolCall;
-      const ok = outcome.result.status === 'success';
-      const shown = resultText(outcome.result);
-      this.writer.append('tool_call_result', {
-        call_id: call.id,
-        ok,
-        ...(outcome.result.status === 'success'
-          ? { output: outcome.result.data }
-          : { error: outcome.result.error }),
-        bytes: shown.bytes,
-        truncated: shown.truncated,
-      });
-      parts.push({ type: 'tool_result', call_id: call.id, ok, content: shown.text });
-      this.#denials = outcome.denied ? this.#denials + 1 : 0;
-      if (outcome.returned !== undefined) returned = { ...outcome.returned };
-      if (outcome.limit !== undefined) overLimit ??= outcome.limit;
-      this.#progress(
-        `  ${call.name} ${describeTarget(call.input)} → ${ok ? 'ok' : outcome.result.status === 'error' ? outcome.result.error.code : ''}`,
-      );
-      // Every dispatched call ran: its result is recorded as it came, even after a
-      // stop the prediction missed (a file changed between the two checks).
-      if (this.#denials >= MAX_CONSECUTIVE_DENIALS) stopped = true;
-    }
-    // Every call is answered, even those never run after a stop, so the conversation stays resumable.
-    for (const call of calls.slice(parts.length)) {
-      const text = JSON.stringify({
-        status: 'error',
-        error: { code: 'THREAD_DENIED_REPEATEDLY', message: 'not run: the thread stopped' },
-      });
-      this.writer.append('tool_call_result', {
-        call_id: call.id,
-        ok: false,
-        error: { code: 'THREAD_DENIED_REPEATEDLY', message: 'not run: the thread stopped' },
-        bytes: text.length,
-        truncated: false,
-      });
-      parts.push({ type: 'tool_result', call_id: call.id, ok: false, content: text });
-    }
-    this.#body.push({ role: 'user', content: parts });
-    if (stopped)
-      return {
-        status: 'error',
-        error: new RyeError(
-          'THREAD_DENIED_REPEATEDLY',
-          `Cannot continue the thread: ${MAX_CONSECUTIVE_DENIALS} calls in a row were outside its capabilities`,
-          { denials: MAX_CONSECUTIVE_DENIALS },
-        ),
-      };
-    if (overLimit !== null) return endAtLimit(this.writer, overLimit);
-    if (returned !== undefined)
-      return endOnReturn(
-        returned,
-        this.#input.returnSchema,
-        this.#input.plan.inputs,
-        this.threadId,
-      );
     return null;
   }
 
@@ -534,11 +372,4 @@ function reasonOf(reason: unknown): string {
   if (typeof reason === 'string' && reason !== '') return reason;
   if (reason instanceof Error && reason.message !== '') return reason.message;
   return 'cancelled by its caller';
-}
-
-function describeTarget(input: unknown): string {
-  if (typeof input !== 'object' || input === null) return '';
-  const { item_type: t, item_id: id, query } = input as Record<string, unknown>;
-  const target = typeof id === 'string' ? id : typeof query === 'string' ? `"${query}"` : '';
-  return `${typeof t === 'string' ? t : ''} ${target.slice(0, 80)}`.trim();
 }
