@@ -9,9 +9,9 @@ import type { OperationContext } from '../../ops/index.js';
 import type { DirectivePlan } from '../admission/index.js';
 import type { ProviderClient, ProviderResponse, RetryPolicy } from '../providers/index.js';
 import type { RegistryDb, threadPaths } from '../store/index.js';
-import { writeThreadRecord, type ThreadRecord, type ThreadStatus } from '../store/index.js';
+import type { ThreadRecord } from '../store/index.js';
 import type { TranscriptWriter } from '../transcript/index.js';
-import type { ErrorInfo, ThreadCost } from '../transcript/index.js';
+import type { ThreadCost } from '../transcript/index.js';
 import { endAtLimit, endWithoutCalls, RETURN_REMINDER, type Ending } from './ending.js';
 import { callProvider, type ProviderTurnContext } from './provider-turn.js';
 import { RequestBody, fitWindow } from './request-body.js';
@@ -19,8 +19,9 @@ import { RunLimits } from './run-limits.js';
 import { RunningCost } from './running-cost.js';
 import { threadDispatchOf } from './call-context.js';
 import type { ThreadLinks } from './tree-links.js';
-import { publicCost, type ThreadResult } from './thread-result.js';
+import type { ThreadResult } from './thread-result.js';
 import { ToolCalls } from './tool-calls.js';
+import { appendTerminal, finalRecordOf, terminalOf, writeEnding } from './finalize.js';
 
 export { MAX_CONSECUTIVE_DENIALS, TOOL_CONCURRENCY } from './tool-calls.js';
 
@@ -320,47 +321,22 @@ export class ThreadRun implements RunState {
     this.writer.checkpoint(this.#input.signer);
   }
 
-  /** Finalizing: the terminal event, its checkpoint, the record, the index, the ledger. */
+  /** Finalizing: children settled, then the terminal event, its checkpoint, the record, the index. */
   async #finalize(paths: ReturnType<typeof threadPaths>, ending: Ending): Promise<ThreadResult> {
-    const status: ThreadStatus = ending.status;
-    await this.#links?.beforeFinalize(status);
-    const error: ErrorInfo | undefined =
-      'error' in ending
-        ? { code: ending.error.code, message: ending.error.message, details: ending.error.details }
-        : undefined;
-    const outputs = 'outputs' in ending ? ending.outputs : undefined;
-    const summary = 'summary' in ending ? ending.summary : undefined;
+    await this.#links?.beforeFinalize(ending.status);
+    const { signer } = this.#input;
+    const terminal = terminalOf(ending);
     const cost = this.#cost.value;
-    this.writer.append(`thread_${status}` as 'thread_completed', {
-      ...(outputs === undefined ? {} : { outputs }),
-      ...(summary === undefined ? {} : { summary }),
-      ...(error === undefined ? {} : { error }),
-      cost,
-    });
-    this.#checkpoint();
-    this.record = {
-      ...this.record,
-      status,
-      updated_at: new Date(this.clock.now()).toISOString(),
-      cost: { ...cost },
-      ...(outputs === undefined ? {} : { outputs }),
-      ...(error === undefined ? {} : { error }),
+    appendTerminal(this.writer, signer, terminal, cost);
+    this.record = finalRecordOf(this.record, terminal, cost, this.clock.now());
+    const store = {
+      threadId: this.threadId,
+      signer,
+      clock: this.clock,
+      registry: this.registry,
+      progress: (line: string) => this.#progress(line),
     };
-    await writeThreadRecord(paths, this.record, this.#input.signer, new Date(this.clock.now()));
-    this.registry.setCost(this.threadId, cost);
-    this.registry.setStatus(this.threadId, status);
-    this.#progress(
-      `thread ${this.threadId} ${status}${error === undefined ? '' : ` (${error.code}: ${error.message})`}; ${cost.turns} turns, $${publicCost(cost).spend_usd}`,
-    );
-    return {
-      ok: status === 'completed',
-      status,
-      thread_id: this.threadId,
-      ...(outputs === undefined ? {} : { outputs }),
-      ...(summary === undefined ? {} : { summary }),
-      ...(error === undefined ? {} : { error }),
-      cost: publicCost(cost),
-    };
+    return await writeEnding(store, paths, this.record, terminal, cost);
   }
 
   #progress(line: string): void {
