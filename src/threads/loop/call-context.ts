@@ -9,11 +9,10 @@ import { authorityOf, compileCaps, parseCapability } from '../../capabilities/in
 import type { Clock } from '../../ids/index.js';
 import type { OperationContext } from '../../ops/index.js';
 import type { DirectivePlan } from '../admission/index.js';
-import type { ResolvedLimits, ReturnSchema } from '../directive/index.js';
-import type { TranscriptWriter } from '../transcript/index.js';
+import type { ReturnSchema } from '../directive/index.js';
 import type { DispatchContext } from './dispatch.js';
 import { limitError } from './limits-check.js';
-import type { RunningCost } from './running-cost.js';
+import type { RunContext } from './run-context.js';
 import type { ThreadLinks } from './tree-links.js';
 
 /** What a thread's calls are run with, from what it was started with. */
@@ -54,13 +53,6 @@ export function threadDispatchOf(
   };
 }
 
-/** What counting a call's nested calls needs from its run. */
-export interface NestedCallCounting {
-  readonly writer: TranscriptWriter;
-  readonly cost: RunningCost;
-  readonly limits: ResolvedLimits;
-}
-
 /**
  * The dispatch context of call `callId`: `base` with its tools' channel
  * requests recorded under it and counted; past `tool_calls` they are refused.
@@ -68,8 +60,9 @@ export interface NestedCallCounting {
 export function callDispatchOf(
   base: DispatchContext,
   callId: string,
-  { writer, cost, limits }: NestedCallCounting,
+  { writer, cost, limits: run }: RunContext,
 ): DispatchContext {
+  const limits = run.resolved;
   const onNestedCall: NonNullable<OperationContext['onNestedCall']> = (request) => {
     const input = (
       typeof request.input === 'object' && request.input !== null ? request.input : {}

@@ -34,3 +34,25 @@ export function watchCancelRequests(
   timer.unref();
   return () => clearInterval(timer);
 }
+
+/**
+ * Follow a caller's abort signal (RunThreadInput `signal`): `onCancel` is
+ * called once with the abort reason as text, at once when it has already
+ * aborted. Returns the function that stops following.
+ */
+export function followCancelSignal(
+  signal: AbortSignal | undefined,
+  onCancel: (reason: string) => void,
+): () => void {
+  if (signal === undefined) return () => undefined;
+  const listener = (): void => onCancel(reasonOf(signal.reason));
+  if (signal.aborted) listener();
+  else signal.addEventListener('abort', listener, { once: true });
+  return () => signal.removeEventListener('abort', listener);
+}
+
+function reasonOf(reason: unknown): string {
+  if (typeof reason === 'string' && reason !== '') return reason;
+  if (reason instanceof Error && reason.message !== '') return reason.message;
+  return 'cancelled by its caller';
+}

@@ -6,30 +6,32 @@
  * asks for it (THREADS.md §12 `provider_error`).
  */
 import { isRyeError } from '../../errors/index.js';
-import { attemptKeyOf } from '../budget/index.js';
+import type { Clock } from '../../ids/index.js';
+import { attemptKeyOf, type BudgetStore, type ModelPricing } from '../budget/index.js';
 import type { ThreadHooks } from '../hooks/index.js';
 import {
   DEFAULT_RETRY_POLICY,
   withProviderRetries,
+  type ProviderClient,
   type ProviderResponse,
   type RetryPolicy,
 } from '../providers/index.js';
 import { endAtLimit, type Ending } from './ending.js';
 import { limitError } from './limits-check.js';
 import { paidAttempt, type AttemptContext } from './paid-attempt.js';
-import type { RequestBody } from './request-body.js';
-import type { RunLimits } from './run-limits.js';
-import type { RunningCost } from './running-cost.js';
+import type { RunContext } from './run-context.js';
 import { publicCost } from './thread-result.js';
 
 /** What a turn's provider call needs from its run. */
-export interface ProviderTurnContext {
-  readonly attempt: AttemptContext;
+export interface ProviderTurnContext extends RunContext {
+  readonly clock: Clock;
+  readonly budget: BudgetStore;
+  readonly pricing: ModelPricing;
+  readonly client: ProviderClient;
+  /** Aborts the request in flight (a cancel, the deadline). */
+  readonly signal: AbortSignal;
   readonly retryPolicy: Partial<RetryPolicy> | undefined;
-  readonly limits: RunLimits;
-  readonly cost: RunningCost;
   readonly hooks: ThreadHooks;
-  readonly progress: (line: string) => void;
 }
 
 /** What a turn's provider call came to: the answer, the thread's ending, or a hook's retry. */
@@ -39,46 +41,36 @@ export type ProviderTurn =
 /**
  * Send turn `turn` (its attempt keys are `attemptKeyOf(thread, turn, n)`):
  * a retry past the first attempt is checked against the limits first. The
- * answer counts a turn and joins `body`; a budget denial ends the thread
+ * answer counts a turn and joins the conversation; a budget denial ends the thread
  * `budget_denied`, a limit or a failure past the deadline `error`.
  *
  * @throws whatever is not a RyeError (a bug, not a provider failure)
  */
-export async function callProvider(
-  ctx: ProviderTurnContext,
-  body: RequestBody,
-  turn: number,
-): Promise<ProviderTurn> {
+export async function callProvider(ctx: ProviderTurnContext, turn: number): Promise<ProviderTurn> {
   try {
-    return { response: await answerOf(ctx, body, turn) };
+    return { response: await answerOf(ctx, turn) };
   } catch (error) {
     if (!isRyeError(error)) throw error;
     if (error.code === 'BUDGET_DENIED') return { ending: { status: 'budget_denied', error } };
     if (error.code === 'THREAD_LIMIT_EXCEEDED') return { ending: { status: 'error', error } };
     if (ctx.limits.deadlinePassed())
-      return { ending: endAtLimit(ctx.attempt.writer, ctx.limits.durationHit()) };
+      return { ending: endAtLimit(ctx.writer, ctx.limits.durationHit()) };
     if ((await ctx.hooks.onProviderError(error)) === 'retry') return { retry: true };
     return { ending: { status: 'error', error } };
   }
 }
 
-async function answerOf(
-  ctx: ProviderTurnContext,
-  body: RequestBody,
-  turn: number,
-): Promise<ProviderResponse> {
-  const request = body.attempt();
+async function answerOf(ctx: ProviderTurnContext, turn: number): Promise<ProviderResponse> {
+  const request = ctx.body.attempt();
+  const paying = attemptContextOf(ctx);
   const response = await withProviderRetries(
     (attempt) =>
-      paidAttempt(ctx.attempt, {
-        key: attemptKeyOf(ctx.attempt.threadId, turn, attempt),
-        ...request,
-      }),
+      paidAttempt(paying, { key: attemptKeyOf(ctx.threadId, turn, attempt), ...request }),
     {
       ...(ctx.retryPolicy === undefined
         ? {}
         : { policy: { ...DEFAULT_RETRY_POLICY, ...ctx.retryPolicy } }),
-      signal: ctx.attempt.signal,
+      signal: ctx.signal,
       beforeAttempt: (n) => {
         if (n === 1) return;
         const hit = ctx.limits.beforeCall(ctx.cost.value);
@@ -89,10 +81,24 @@ async function answerOf(
     },
   );
   ctx.cost.countTurn();
-  body.push({ role: 'assistant', content: response.content });
+  ctx.body.push({ role: 'assistant', content: response.content });
   const cost = ctx.cost.value;
   ctx.progress(
     `turn ${cost.turns}: ${response.stop_reason}, ${cost.tokens_in} in / ${cost.tokens_out} out, $${publicCost(cost).spend_usd}`,
   );
   return response;
+}
+
+function attemptContextOf(ctx: ProviderTurnContext): AttemptContext {
+  return {
+    budget: ctx.budget,
+    writer: ctx.writer,
+    threadId: ctx.threadId,
+    pricing: ctx.pricing,
+    client: ctx.client,
+    signal: ctx.signal,
+    deadline: ctx.limits.deadline,
+    now: () => ctx.clock.now(),
+    charge: (nanos, usage) => ctx.cost.charge(nanos, usage),
+  };
 }

@@ -17,11 +17,12 @@ export class RunLimits {
   readonly startedMs: number;
   /** The absolute deadline in epoch ms; undefined when unlimited. */
   readonly deadline: number | undefined;
-  readonly #limits: ResolvedLimits;
+  /** The limits as resolved for this thread (`0`: unlimited). */
+  readonly resolved: ResolvedLimits;
   readonly #clock: Clock;
 
   constructor(limits: ResolvedLimits, clock: Clock, inheritedDeadline: number | undefined) {
-    this.#limits = limits;
+    this.resolved = limits;
     this.#clock = clock;
     this.startedMs = clock.now();
     const duration = limits.duration_seconds;
@@ -32,7 +33,7 @@ export class RunLimits {
 
   /** The limit a provider call would pass with these totals, or null (limitBeforeCall). */
   beforeCall(cost: ThreadCost): LimitHit | null {
-    return limitBeforeCall(this.#limits, cost, this.startedMs, this.#clock.now());
+    return limitBeforeCall(this.resolved, cost, this.startedMs, this.#clock.now());
   }
 
   deadlinePassed(): boolean {
@@ -44,7 +45,7 @@ export class RunLimits {
     return {
       limit: 'duration_seconds',
       current: Math.floor((this.#clock.now() - this.startedMs) / 1000),
-      max: this.#limits.duration_seconds,
+      max: this.resolved.duration_seconds,
     };
   }
 

@@ -1,28 +1,38 @@
+/**
+ * The runner's orchestrator: `ThreadRun` holds what a thread's phases share
+ * and runs them in order (THREADS.md §2). Opening (opening.ts); each turn, the
+ * limits (run-limits.ts), the request (request-body.ts), the provider
+ * (provider-turn.ts), the tool calls (tool-calls.ts) or an ending without
+ * calls (ending.ts), a checkpoint; then finalizing (finalize.ts).
+ */
 import { RyeError, isRyeError } from '../../errors/index.js';
+import type { Clock, RandomSource } from '../../ids/index.js';
 import type { Signer } from '../../integrity/index.js';
-import type { BudgetStore, ModelPricing } from '../budget/index.js';
-import type { ContentPart, Message } from '../conversation/index.js';
-import { admittedHookRecord, type ReturnSchema } from '../directive/index.js';
-import { ThreadHooks, type HookHost } from '../hooks/index.js';
-import { type Clock, type RandomSource } from '../../ids/index.js';
 import type { OperationContext } from '../../ops/index.js';
 import type { DirectivePlan } from '../admission/index.js';
+import type { BudgetStore, ModelPricing } from '../budget/index.js';
+import type { ContentPart } from '../conversation/index.js';
+import type { ReturnSchema } from '../directive/index.js';
+import { ThreadHooks, type HookHost } from '../hooks/index.js';
 import type { ProviderClient, ProviderResponse, RetryPolicy } from '../providers/index.js';
-import type { RegistryDb, threadPaths } from '../store/index.js';
-import type { ThreadRecord } from '../store/index.js';
-import type { TranscriptWriter } from '../transcript/index.js';
-import type { ThreadCost } from '../transcript/index.js';
+import type { RegistryDb, ThreadRecord, threadPaths } from '../store/index.js';
+import type { ThreadCost, TranscriptWriter } from '../transcript/index.js';
+import { threadDispatchOf } from './call-context.js';
+import { followCancelSignal } from './cancel-watch.js';
 import { endAtLimit, endWithoutCalls, RETURN_REMINDER, type Ending } from './ending.js';
+import { appendTerminal, finalRecordOf, terminalOf, writeEnding } from './finalize.js';
+import { openThread, reopenThread, type ResumePoint } from './opening.js';
 import { callProvider, type ProviderTurnContext } from './provider-turn.js';
 import { RequestBody, fitWindow } from './request-body.js';
+import type { RunContext } from './run-context.js';
 import { RunLimits } from './run-limits.js';
 import { RunningCost } from './running-cost.js';
-import { threadDispatchOf } from './call-context.js';
-import type { ThreadLinks } from './tree-links.js';
 import type { ThreadResult } from './thread-result.js';
 import { ToolCalls } from './tool-calls.js';
-import { appendTerminal, finalRecordOf, terminalOf, writeEnding } from './finalize.js';
+import type { ThreadLinks } from './tree-links.js';
 
+export type { Ending } from './ending.js';
+export type { ResumePoint } from './opening.js';
 export { MAX_CONSECUTIVE_DENIALS, TOOL_CONCURRENCY } from './tool-calls.js';
 
 export interface RunThreadInput {
@@ -61,8 +71,6 @@ export interface RunThreadInput {
   readonly hookHost?: (run: ThreadRun) => HookHost;
 }
 
-export type { Ending } from './ending.js';
-
 export interface RunState {
   readonly threadId: string;
   readonly clock: Clock;
@@ -79,16 +87,11 @@ export interface RunState {
   readonly links?: (run: ThreadRun) => ThreadLinks;
 }
 
-/** Where a resumed thread picks up: its rebuilt conversation and totals, and the new message. */
-export interface ResumePoint {
-  readonly messages: readonly Message[];
-  readonly cost: ThreadCost;
-  readonly message: string;
-  /** The first turn number no attempt key used yet (keys are unique forever). */
-  readonly nextTurnKey: number;
-}
-
-/** One thread's loop: the state the steps share. */
+/**
+ * One thread's loop: the state its phases share, and the order they run in.
+ * Each turn: cancelled or at a limit → end; the window hooks; the provider;
+ * then the answer's tool calls, or an ending without calls; a checkpoint.
+ */
 export class ThreadRun implements RunState {
   readonly threadId: string;
   readonly clock: Clock;
@@ -98,18 +101,17 @@ export class ThreadRun implements RunState {
   record: ThreadRecord;
   readonly writer: TranscriptWriter;
   readonly #input: RunThreadInput;
-  readonly #calls: ToolCalls;
   readonly #abort = new AbortController();
   #cancelled: RyeError | undefined;
-  readonly #limits: RunLimits;
-  readonly #cost = new RunningCost();
-  readonly #body: RequestBody;
   #reminded = false;
   #turnKey = 0;
   readonly #resume: ResumePoint | undefined;
+  readonly #links: ThreadLinks | undefined;
+  readonly #cost = new RunningCost();
+  readonly #run: RunContext;
   readonly #hooks: ThreadHooks;
   readonly #provider: ProviderTurnContext;
-  readonly #links: ThreadLinks | undefined;
+  readonly #calls: ToolCalls;
 
   constructor(input: RunThreadInput, state: RunState) {
     this.threadId = state.threadId;
@@ -121,8 +123,14 @@ export class ThreadRun implements RunState {
     this.writer = state.writer;
     this.#input = input;
     this.#resume = state.resume;
-    this.#body = new RequestBody(input.plan);
-    this.#limits = new RunLimits(input.plan.limits, state.clock, state.inheritedDeadline);
+    this.#run = {
+      threadId: this.threadId,
+      writer: this.writer,
+      cost: this.#cost,
+      limits: new RunLimits(input.plan.limits, state.clock, state.inheritedDeadline),
+      body: new RequestBody(input.plan),
+      progress: (line) => input.onProgress?.(line),
+    };
     const links = (this.#links = state.links?.(this));
     const dispatch = threadDispatchOf(input, this.threadId, this.#abort.signal, links);
     this.#hooks = new ThreadHooks({
@@ -138,33 +146,20 @@ export class ThreadRun implements RunState {
       }),
     });
     this.#provider = {
-      attempt: {
-        budget: this.budget,
-        writer: this.writer,
-        threadId: this.threadId,
-        pricing: this.pricing,
-        client: input.client,
-        signal: this.#abort.signal,
-        deadline: this.#limits.deadline,
-        now: () => this.clock.now(),
-        charge: (nanos, usage) => this.#cost.charge(nanos, usage),
-      },
+      ...this.#run,
+      clock: this.clock,
+      budget: this.budget,
+      pricing: this.pricing,
+      client: input.client,
+      signal: this.#abort.signal,
       retryPolicy: input.retryPolicy,
-      limits: this.#limits,
-      cost: this.#cost,
       hooks: this.#hooks,
-      progress: (line) => this.#progress(line),
     };
     this.#calls = new ToolCalls({
-      writer: this.writer,
-      cost: this.#cost,
-      limits: input.plan.limits,
+      ...this.#run,
       dispatch,
-      body: this.#body,
-      threadId: this.threadId,
       returnSchema: input.returnSchema,
       inputs: input.plan.inputs,
-      progress: (line) => this.#progress(line),
     });
   }
 
@@ -180,7 +175,7 @@ export class ThreadRun implements RunState {
 
   /** The absolute deadline in epoch ms, if any. */
   get deadline(): number | undefined {
-    return this.#limits.deadline;
+    return this.#run.limits.deadline;
   }
 
   /** The running totals. */
@@ -204,26 +199,21 @@ export class ThreadRun implements RunState {
     this.#cancelled = new RyeError(
       'THREAD_CANCELLED',
       `Thread ${this.threadId} was cancelled: ${reason}`,
-      {
-        reason,
-      },
+      { reason },
     );
     this.#abort.abort(this.#cancelled);
     this.#hooks.cancel(this.#cancelled);
   }
 
   async run(paths: ReturnType<typeof threadPaths>): Promise<ThreadResult> {
-    const external = this.#input.signal;
-    const onCancel = (): void => this.cancel(reasonOf(external?.reason));
-    if (external?.aborted === true) onCancel();
-    else external?.addEventListener('abort', onCancel, { once: true });
-    const disarm = this.#limits.arm(this.#abort, this.threadId);
+    const unfollow = followCancelSignal(this.#input.signal, (reason) => this.cancel(reason));
+    const disarm = this.#run.limits.arm(this.#abort, this.threadId);
     let ending: Ending;
     try {
       if (this.#resume === undefined) {
-        this.#start();
-        this.#body.note(await this.#hooks.started());
-      } else this.#continue(this.#resume);
+        openThread(this.#run, this.#input.plan, this.record);
+        this.#run.body.note(await this.#hooks.started());
+      } else this.#turnKey = reopenThread(this.#run, this.#resume);
       ending = await this.#loop(paths);
     } catch (error) {
       if (!isRyeError(error)) {
@@ -236,7 +226,7 @@ export class ThreadRun implements RunState {
       ending = { status: 'error', error };
     } finally {
       disarm();
-      external?.removeEventListener('abort', onCancel);
+      unfollow();
     }
     if (
       this.#cancelled !== undefined &&
@@ -250,57 +240,23 @@ export class ThreadRun implements RunState {
     return result;
   }
 
-  #start(): void {
-    const { plan } = this.#input;
-    this.writer.append('thread_created', {
-      directive: {
-        id: plan.directive.id,
-        content_sha256: plan.directive.content_sha256,
-        coverage: 'full',
-      },
-      inputs: plan.inputs,
-      parent: this.record.parent,
-      tree: this.record.tree,
-      depth: this.record.depth,
-      caps: plan.capabilities,
-      caps_dropped: plan.caps_dropped,
-      token: this.record.token,
-      limits: { ...plan.limits },
-      model: plan.model,
-      hooks_admitted: plan.hooks.map(admittedHookRecord),
-    });
-    this.writer.append('system_prompt', { text: plan.system_prompt });
-    this.writer.append('cognition_in', { content: plan.first_message });
-    this.#body.begin(plan.first_message);
-    this.#progress(
-      `thread ${this.threadId} started (${plan.model?.provider}/${plan.model?.model} at ${plan.model?.host})`,
-    );
-  }
-
-  #continue(resume: ResumePoint): void {
-    this.#cost.restore(resume.cost);
-    this.#turnKey = resume.nextTurnKey;
-    this.writer.append('cognition_in', { content: resume.message });
-    this.#body.resume(resume.messages, resume.message);
-    this.#progress(`thread ${this.threadId} resumed at turn ${this.#cost.value.turns + 1}`);
-  }
-
   async #loop(paths: ReturnType<typeof threadPaths>): Promise<Ending> {
+    const { body, limits } = this.#run;
     for (;;) {
       if (this.#cancelled !== undefined) return { status: 'cancelled', error: this.#cancelled };
-      const hit = this.#limits.beforeCall(this.#cost.value);
+      const hit = limits.beforeCall(this.#cost.value);
       if (hit !== null) return endAtLimit(this.writer, hit);
-      const exhausted = await fitWindow(this.#hooks, this.#body, this.#input.plan, paths);
+      const exhausted = await fitWindow(this.#hooks, body, this.#input.plan, paths);
       if (exhausted !== undefined) return { status: 'error', error: exhausted };
-      const turn = await callProvider(this.#provider, this.#body, this.#turnKey++);
+      const turn = await callProvider(this.#provider, this.#turnKey++);
       if ('retry' in turn) continue;
       if ('ending' in turn) return turn.ending;
-      const { response } = turn;
-      const calls = response.content.filter(
+      const calls = turn.response.content.filter(
         (p): p is Extract<ContentPart, { type: 'tool_call' }> => p.type === 'tool_call',
       );
-      const ending = calls.length === 0 ? this.#noCalls(response) : await this.#calls.run(calls);
-      if (ending === null) this.#body.note(await this.#hooks.afterStep());
+      const ending =
+        calls.length === 0 ? this.#noCalls(turn.response) : await this.#calls.run(calls);
+      if (ending === null) body.note(await this.#hooks.afterStep());
       this.#checkpoint();
       if (ending !== null) return ending;
     }
@@ -313,7 +269,7 @@ export class ThreadRun implements RunState {
     if (ending !== null) return ending;
     this.#reminded = true;
     this.writer.append('cognition_in', { content: RETURN_REMINDER });
-    this.#body.push({ role: 'user', content: [{ type: 'text', text: RETURN_REMINDER }] });
+    this.#run.body.push({ role: 'user', content: [{ type: 'text', text: RETURN_REMINDER }] });
     return null;
   }
 
@@ -329,23 +285,7 @@ export class ThreadRun implements RunState {
     const cost = this.#cost.value;
     appendTerminal(this.writer, signer, terminal, cost);
     this.record = finalRecordOf(this.record, terminal, cost, this.clock.now());
-    const store = {
-      threadId: this.threadId,
-      signer,
-      clock: this.clock,
-      registry: this.registry,
-      progress: (line: string) => this.#progress(line),
-    };
+    const store = { ...this.#run, signer, clock: this.clock, registry: this.registry };
     return await writeEnding(store, paths, this.record, terminal, cost);
   }
-
-  #progress(line: string): void {
-    this.#input.onProgress?.(line);
-  }
-}
-
-function reasonOf(reason: unknown): string {
-  if (typeof reason === 'string' && reason !== '') return reason;
-  if (reason instanceof Error && reason.message !== '') return reason.message;
-  return 'cancelled by its caller';
 }

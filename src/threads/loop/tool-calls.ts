@@ -9,8 +9,7 @@ import { RyeError } from '../../errors/index.js';
 import type { ContentPart } from '../conversation/index.js';
 import type { ReturnSchema, SummaryValues } from '../directive/index.js';
 import { resultText } from '../prompt/index.js';
-import type { TranscriptWriter } from '../transcript/index.js';
-import { callDispatchOf, type NestedCallCounting } from './call-context.js';
+import { callDispatchOf } from './call-context.js';
 import {
   dispatchCall,
   predictDenied,
@@ -21,7 +20,7 @@ import {
 } from './dispatch.js';
 import { endAtLimit, endOnReturn, type Ending } from './ending.js';
 import { limitError, type LimitHit } from './limits-check.js';
-import type { RequestBody } from './request-body.js';
+import type { RunContext } from './run-context.js';
 import { mapInWindow } from './window.js';
 
 /** Consecutive capability denials that end a thread (THREADS.md §5). */
@@ -30,15 +29,10 @@ export const MAX_CONSECUTIVE_DENIALS = 5;
 export const TOOL_CONCURRENCY = 4;
 
 /** What running a thread's calls needs from its run. */
-export interface ToolCallsContext extends NestedCallCounting {
-  readonly writer: TranscriptWriter;
+export interface ToolCallsContext extends RunContext {
   readonly dispatch: DispatchContext;
-  /** The conversation the answers join. */
-  readonly body: RequestBody;
-  readonly threadId: string;
   readonly returnSchema: ReturnSchema | undefined;
   readonly inputs: SummaryValues['inputs'];
-  readonly progress: (line: string) => void;
 }
 
 /** A thread's tool calls, turn after turn: the denials in a row carry over. */
@@ -57,7 +51,8 @@ export class ToolCalls {
    * to go on.
    */
   async run(calls: readonly ToolCall[]): Promise<Ending | null> {
-    const { writer, cost, limits } = this.#ctx;
+    const { writer, cost } = this.#ctx;
+    const limits = this.#ctx.limits.resolved;
     const serial = calls.some((c) => c.name === 'directive_return');
     let overLimit: LimitHit | null = null;
     // The five-denial stop is decided before anything runs: no call after the
