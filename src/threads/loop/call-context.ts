@@ -60,9 +60,8 @@ export function threadDispatchOf(
 export function callDispatchOf(
   base: DispatchContext,
   callId: string,
-  { writer, cost, limits: run }: RunContext,
+  { writer, cost, limits: { resolved: limits } }: RunContext,
 ): DispatchContext {
-  const limits = run.resolved;
   const onNestedCall: NonNullable<OperationContext['onNestedCall']> = (request) => {
     const input = (
       typeof request.input === 'object' && request.input !== null ? request.input : {}

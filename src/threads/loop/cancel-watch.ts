@@ -1,3 +1,8 @@
+/**
+ * The runner's cancellation, from outside: a cancel request recorded in
+ * registry.db (`rye thread cancel`, any process) or the caller's abort
+ * signal reaches the run's `cancel()`.
+ */
 import { CancelRequests, type RegistryDb } from '../store/index.js';
 
 /** How often the owner of a thread looks for a cancel request (THREADS.md §11: 100 ms). */

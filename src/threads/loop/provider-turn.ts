@@ -39,9 +39,9 @@ export type ProviderTurn =
   { readonly response: ProviderResponse } | { readonly ending: Ending } | { readonly retry: true };
 
 /**
- * Send turn `turn` (its attempt keys are `attemptKeyOf(thread, turn, n)`):
- * a retry past the first attempt is checked against the limits first. The
- * answer counts a turn and joins the conversation; a budget denial ends the thread
+ * Send turn `turn` (its attempt keys are `attemptKeyOf(thread, turn, n)`);
+ * each retry is checked against the limits first. The answer counts a turn
+ * and joins the conversation; a budget denial ends the thread
  * `budget_denied`, a limit or a failure past the deadline `error`.
  *
  * @throws whatever is not a RyeError (a bug, not a provider failure)

@@ -35,6 +35,17 @@ export interface ToolCallsContext extends RunContext {
   readonly inputs: SummaryValues['inputs'];
 }
 
+/** An answer's calls answered: the results as the model sees them, and what they came to. */
+interface Answers {
+  readonly parts: ContentPart[];
+  /** The outputs of the last valid `directive_return`. */
+  readonly returned?: Record<string, unknown>;
+  /** Five denials in a row: the thread stops. */
+  readonly stopped: boolean;
+  /** The first limit a call reached. */
+  readonly limit?: LimitHit;
+}
+
 /** A thread's tool calls, turn after turn: the denials in a row carry over. */
 export class ToolCalls {
   readonly #ctx: ToolCallsContext;
@@ -112,15 +123,7 @@ export class ToolCalls {
   }
 
   /** Every call's result recorded and shown, in call order, then "not run" for those after a stop. */
-  #answer(
-    calls: readonly ToolCall[],
-    outcomes: readonly CallOutcome[],
-  ): {
-    parts: ContentPart[];
-    returned?: Record<string, unknown>;
-    stopped: boolean;
-    limit?: LimitHit;
-  } {
+  #answer(calls: readonly ToolCall[], outcomes: readonly CallOutcome[]): Answers {
     const { writer } = this.#ctx;
     const parts: ContentPart[] = [];
     let returned: Record<string, unknown> | undefined;
@@ -151,13 +154,13 @@ export class ToolCalls {
       if (this.#denials >= MAX_CONSECUTIVE_DENIALS) stopped = true;
     }
     // Every call is answered, even those never run after a stop, so the conversation stays resumable.
-    const notRun = { code: 'THREAD_DENIED_REPEATEDLY', message: 'not run: the thread stopped' };
     for (const call of calls.slice(parts.length)) {
-      const text = JSON.stringify({ status: 'error', error: notRun });
+      const error = { code: 'THREAD_DENIED_REPEATEDLY', message: 'not run: the thread stopped' };
+      const text = JSON.stringify({ status: 'error', error });
       writer.append('tool_call_result', {
         call_id: call.id,
         ok: false,
-        error: notRun,
+        error,
         bytes: text.length,
         truncated: false,
       });
