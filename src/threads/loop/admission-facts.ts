@@ -1,3 +1,7 @@
+/**
+ * Before the first turn: what admitting a thread fixes from its plan, its
+ * prices and spend limit, and its `thread.json` as it starts.
+ */
 import { RyeError, isRyeError } from '../../errors/index.js';
 import {
   parsePricing,

@@ -1,3 +1,8 @@
+/**
+ * The runner's cancellation, from outside: a cancel request recorded in
+ * registry.db (`rye thread cancel`, any process) or the caller's abort
+ * signal reaches the run's `cancel()`.
+ */
 import { CancelRequests, type RegistryDb } from '../store/index.js';
 
 /** How often the owner of a thread looks for a cancel request (THREADS.md §11: 100 ms). */
@@ -33,4 +38,26 @@ export function watchCancelRequests(
   }, options.intervalMs ?? CANCEL_POLL_MS);
   timer.unref();
   return () => clearInterval(timer);
+}
+
+/**
+ * Follow a caller's abort signal (RunThreadInput `signal`): `onCancel` is
+ * called once with the abort reason as text, at once when it has already
+ * aborted. Returns the function that stops following.
+ */
+export function followCancelSignal(
+  signal: AbortSignal | undefined,
+  onCancel: (reason: string) => void,
+): () => void {
+  if (signal === undefined) return () => undefined;
+  const listener = (): void => onCancel(reasonOf(signal.reason));
+  if (signal.aborted) listener();
+  else signal.addEventListener('abort', listener, { once: true });
+  return () => signal.removeEventListener('abort', listener);
+}
+
+function reasonOf(reason: unknown): string {
+  if (typeof reason === 'string' && reason !== '') return reason;
+  if (reason instanceof Error && reason.message !== '') return reason.message;
+  return 'cancelled by its caller';
 }

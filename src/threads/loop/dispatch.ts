@@ -1,3 +1,9 @@
+/**
+ * The runner's tool-call phase, one call: a call from the model checked
+ * (offered, well-formed, within the thread's capabilities) and run as an
+ * operation, a `directive_return` or a child thread. tool-calls.ts runs an
+ * answer's calls through it.
+ */
 import { RyeError, isRyeError } from '../../errors/index.js';
 import { isReservedId, parseItemType } from '../../items/index.js';
 import { allowed, requireAllowed } from '../../capabilities/index.js';

@@ -1,3 +1,7 @@
+/**
+ * The runner's provider phase, one failed attempt: what an issued request
+ * that failed is charged.
+ */
 import { isRyeError } from '../../errors/index.js';
 import type { BudgetStore, FinalizeResult } from '../budget/index.js';
 

@@ -1,4 +1,4 @@
-export { MAX_CONSECUTIVE_DENIALS, TOOL_CONCURRENCY } from './thread-run.js';
+export { MAX_CONSECUTIVE_DENIALS, TOOL_CONCURRENCY } from './tool-calls.js';
 export type { RunThreadInput } from './thread-run.js';
 export type { ThreadResult } from './thread-result.js';
 export { publicCost } from './thread-result.js';

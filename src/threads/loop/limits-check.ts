@@ -1,3 +1,7 @@
+/**
+ * The runner's limits, pure: which limit a provider call would pass, and
+ * the error a thread ends with at one. run-limits.ts applies them to a run.
+ */
 import { RyeError } from '../../errors/index.js';
 import type { ResolvedLimits } from '../directive/index.js';
 import type { ThreadCost } from '../transcript/index.js';

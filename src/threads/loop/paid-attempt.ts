@@ -1,3 +1,7 @@
+/**
+ * The runner's provider phase, one attempt: a request paid for before it
+ * is sent (reserve, issue, send, settle). provider-turn.ts retries it.
+ */
 import { RyeError } from '../../errors/index.js';
 import {
   assertGranted,

@@ -1,3 +1,7 @@
+/**
+ * Not a turn phase: the running thread as its thread tools see it (its
+ * own descendants only).
+ */
 import type { ThreadResult } from './thread-result.js';
 
 /** A live thread of the caller's tree, as the thread tools see it. */

@@ -1,3 +1,7 @@
+/**
+ * The runner's answer once finalized (finalize.ts): a finished thread's
+ * result and its public cost block.
+ */
 import { formatUsd } from '../budget/index.js';
 import type { ThreadStatus } from '../store/index.js';
 import type { ErrorInfo, ThreadCost } from '../transcript/index.js';

@@ -1,42 +1,39 @@
+/**
+ * The runner's orchestrator: `ThreadRun` holds what a thread's phases share
+ * and runs them in order (THREADS.md §2). Opening (opening.ts); each turn, the
+ * limits (run-limits.ts), the request (request-body.ts), the provider
+ * (provider-turn.ts), the tool calls (tool-calls.ts) or an ending without
+ * calls (ending.ts), a checkpoint; then finalizing (finalize.ts).
+ */
 import { RyeError, isRyeError } from '../../errors/index.js';
-import { sha256Hex, type Signer } from '../../integrity/index.js';
-import { attemptKeyOf, type BudgetStore, type ModelPricing } from '../budget/index.js';
-import { authorityOf, compileCaps, parseCapability } from '../../capabilities/index.js';
-import type { ContentPart, Message } from '../conversation/index.js';
-import { admittedHookRecord, renderSummary, type ReturnSchema } from '../directive/index.js';
-import { ThreadHooks, type HookHost } from '../hooks/index.js';
-import { type Clock, type RandomSource } from '../../ids/index.js';
+import type { Clock, RandomSource } from '../../ids/index.js';
+import type { Signer } from '../../integrity/index.js';
 import type { OperationContext } from '../../ops/index.js';
 import type { DirectivePlan } from '../admission/index.js';
-import {
-  DEFAULT_RETRY_POLICY,
-  withProviderRetries,
-  type ProviderClient,
-  type ProviderResponse,
-  type RetryPolicy,
-} from '../providers/index.js';
-import type { RegistryDb, threadPaths } from '../store/index.js';
-import { writeThreadRecord, type ThreadRecord, type ThreadStatus } from '../store/index.js';
-import type { TranscriptWriter } from '../transcript/index.js';
-import { ZERO_COST, mergeRoles, type ErrorInfo, type ThreadCost } from '../transcript/index.js';
-import { paidAttempt } from './paid-attempt.js';
-import {
-  dispatchCall,
-  predictDenied,
-  requiredCapOf,
-  type DispatchContext,
-  type ToolCall,
-} from './dispatch.js';
-import { limitBeforeCall, limitError, type LimitHit } from './limits-check.js';
-import { resultText } from '../prompt/result-text.js';
+import type { BudgetStore, ModelPricing } from '../budget/index.js';
+import type { ContentPart } from '../conversation/index.js';
+import type { ReturnSchema } from '../directive/index.js';
+import { ThreadHooks, type HookHost } from '../hooks/index.js';
+import type { ProviderClient, ProviderResponse, RetryPolicy } from '../providers/index.js';
+import type { RegistryDb, ThreadRecord, threadPaths } from '../store/index.js';
+import type { ThreadCost, TranscriptWriter } from '../transcript/index.js';
+import { threadDispatchOf } from './call-context.js';
+import { followCancelSignal } from './cancel-watch.js';
+import { endAtLimit, endWithoutCalls, RETURN_REMINDER, type Ending } from './ending.js';
+import { appendTerminal, finalRecordOf, terminalOf, writeEnding } from './finalize.js';
+import { openThread, reopenThread, type ResumePoint } from './opening.js';
+import { callProvider, type ProviderTurnContext } from './provider-turn.js';
+import { RequestBody, fitWindow } from './request-body.js';
+import type { RunContext } from './run-context.js';
+import { RunLimits } from './run-limits.js';
+import { RunningCost } from './running-cost.js';
+import type { ThreadResult } from './thread-result.js';
+import { ToolCalls } from './tool-calls.js';
 import type { ThreadLinks } from './tree-links.js';
-import { publicCost, type ThreadResult } from './thread-result.js';
-import { mapInWindow } from './window.js';
 
-/** Consecutive capability denials that end a thread (THREADS.md §5). */
-export const MAX_CONSECUTIVE_DENIALS = 5;
-/** Tool calls of one message run at most this many at once (THREADS.md §2). */
-export const TOOL_CONCURRENCY = 4;
+export type { Ending } from './ending.js';
+export type { ResumePoint } from './opening.js';
+export { MAX_CONSECUTIVE_DENIALS, TOOL_CONCURRENCY } from './tool-calls.js';
 
 export interface RunThreadInput {
   /** The project root: the thread lives under `<root>/.ai/threads/`. */
@@ -74,11 +71,6 @@ export interface RunThreadInput {
   readonly hookHost?: (run: ThreadRun) => HookHost;
 }
 
-/** Why the loop stopped. */
-export type Ending =
-  | { status: 'completed' | 'failed'; outputs?: Record<string, unknown>; summary?: string }
-  | { status: 'error' | 'budget_denied' | 'cancelled'; error: RyeError; limit?: LimitHit };
-
 export interface RunState {
   readonly threadId: string;
   readonly clock: Clock;
@@ -95,16 +87,11 @@ export interface RunState {
   readonly links?: (run: ThreadRun) => ThreadLinks;
 }
 
-/** Where a resumed thread picks up: its rebuilt conversation and totals, and the new message. */
-export interface ResumePoint {
-  readonly messages: readonly Message[];
-  readonly cost: ThreadCost;
-  readonly message: string;
-  /** The first turn number no attempt key used yet (keys are unique forever). */
-  readonly nextTurnKey: number;
-}
-
-/** One thread's loop: the state the steps share. */
+/**
+ * One thread's loop: the state its phases share, and the order they run in.
+ * Each turn: cancelled or at a limit → end; the window hooks; the provider;
+ * then the answer's tool calls, or an ending without calls; a checkpoint.
+ */
 export class ThreadRun implements RunState {
   readonly threadId: string;
   readonly clock: Clock;
@@ -114,22 +101,17 @@ export class ThreadRun implements RunState {
   record: ThreadRecord;
   readonly writer: TranscriptWriter;
   readonly #input: RunThreadInput;
-  readonly #dispatch: DispatchContext;
   readonly #abort = new AbortController();
   #cancelled: RyeError | undefined;
-  readonly #startedMs: number;
-  readonly #deadline: number | undefined;
-  #cost: ThreadCost = { ...ZERO_COST };
-  #messages: Message[] = [];
-  #denials = 0;
   #reminded = false;
   #turnKey = 0;
-  #bodyBytes = 0;
-  #bodyDigest = '';
   readonly #resume: ResumePoint | undefined;
-  readonly #hooks: ThreadHooks;
-  #paths: ReturnType<typeof threadPaths> | undefined;
   readonly #links: ThreadLinks | undefined;
+  readonly #cost = new RunningCost();
+  readonly #run: RunContext;
+  readonly #hooks: ThreadHooks;
+  readonly #provider: ProviderTurnContext;
+  readonly #calls: ToolCalls;
 
   constructor(input: RunThreadInput, state: RunState) {
     this.threadId = state.threadId;
@@ -141,44 +123,43 @@ export class ThreadRun implements RunState {
     this.writer = state.writer;
     this.#input = input;
     this.#resume = state.resume;
-    this.#startedMs = state.clock.now();
-    const duration = input.plan.limits.duration_seconds;
-    const own = duration === 0 ? undefined : this.#startedMs + duration * 1000;
-    const inherited = state.inheritedDeadline;
-    this.#deadline = inherited === undefined ? own : Math.min(own ?? inherited, inherited);
-    const caps = compileCaps(input.plan.capabilities.map((c) => parseCapability(c)));
-    const links = (this.#links = state.links?.(this));
-    this.#dispatch = {
-      ops: {
-        ...input.ops,
-        // The thread's tools run narrowed to its <sandbox> (a resumed record may predate it).
-        authority: authorityOf(caps, 'thread', input.plan.sandbox ?? undefined),
-        signal: this.#abort.signal,
-        ...(input.clock === undefined ? {} : { clock: input.clock }),
-        // Thread tools then reach only this thread's descendants (THREADS.md §11).
-        thread: this.threadId,
-        ...(links === undefined ? {} : { tree: links.caller }),
-      },
-      offered: new Set(input.plan.tools.map((t) => t.name)),
-      returnSchema: input.returnSchema,
-      ...(links === undefined
-        ? {}
-        : {
-            presentToken: () => links.presentToken(),
-            spawn: async (spawnInput) => ({ ...(await links.spawn(spawnInput)), denied: false }),
-          }),
+    this.#run = {
+      threadId: this.threadId,
+      writer: this.writer,
+      cost: this.#cost,
+      limits: new RunLimits(input.plan.limits, state.clock, state.inheritedDeadline),
+      body: new RequestBody(input.plan),
+      progress: (line) => input.onProgress?.(line),
     };
+    const links = (this.#links = state.links?.(this));
+    const dispatch = threadDispatchOf(input, this.threadId, this.#abort.signal, links);
     this.#hooks = new ThreadHooks({
       threadId: this.threadId,
       hooks: input.plan.hooks,
       writer: this.writer,
-      ops: this.#dispatch.ops,
+      ops: dispatch.ops,
       host: input.hookHost?.(this),
       lineage: () => ({
         depth: this.record.depth,
-        spawns: this.#cost.spawns,
+        spawns: this.#cost.value.spawns,
         limits: input.plan.limits,
       }),
+    });
+    this.#provider = {
+      ...this.#run,
+      clock: this.clock,
+      budget: this.budget,
+      pricing: this.pricing,
+      client: input.client,
+      signal: this.#abort.signal,
+      retryPolicy: input.retryPolicy,
+      hooks: this.#hooks,
+    };
+    this.#calls = new ToolCalls({
+      ...this.#run,
+      dispatch,
+      returnSchema: input.returnSchema,
+      inputs: input.plan.inputs,
     });
   }
 
@@ -194,18 +175,17 @@ export class ThreadRun implements RunState {
 
   /** The absolute deadline in epoch ms, if any. */
   get deadline(): number | undefined {
-    return this.#deadline;
+    return this.#run.limits.deadline;
   }
 
   /** The running totals. */
   get cost(): ThreadCost {
-    return this.#cost;
+    return this.#cost.value;
   }
 
   /** Count one child started (hook children included); returns the new count. */
   countSpawn(): number {
-    this.#cost = { ...this.#cost, spawns: this.#cost.spawns + 1 };
-    return this.#cost.spawns;
+    return this.#cost.countSpawn();
   }
 
   /**
@@ -219,32 +199,22 @@ export class ThreadRun implements RunState {
     this.#cancelled = new RyeError(
       'THREAD_CANCELLED',
       `Thread ${this.threadId} was cancelled: ${reason}`,
-      {
-        reason,
-      },
+      { reason },
     );
     this.#abort.abort(this.#cancelled);
     this.#hooks.cancel(this.#cancelled);
   }
 
   async run(paths: ReturnType<typeof threadPaths>): Promise<ThreadResult> {
-    const external = this.#input.signal;
-    const onCancel = (): void => this.cancel(reasonOf(external?.reason));
-    if (external?.aborted === true) onCancel();
-    else external?.addEventListener('abort', onCancel, { once: true });
-    const timer =
-      this.#deadline === undefined
-        ? undefined
-        : setTimeout(() => this.#abort.abort(limitErrorAt(this)), this.#deadline - this.#startedMs);
-    timer?.unref();
+    const unfollow = followCancelSignal(this.#input.signal, (reason) => this.cancel(reason));
+    const disarm = this.#run.limits.arm(this.#abort, this.threadId);
     let ending: Ending;
-    this.#paths = paths;
     try {
       if (this.#resume === undefined) {
-        this.#start();
-        this.#note(await this.#hooks.started());
-      } else this.#continue(this.#resume);
-      ending = await this.#loop();
+        openThread(this.#run, this.#input.plan, this.record);
+        this.#run.body.note(await this.#hooks.started());
+      } else this.#turnKey = reopenThread(this.#run, this.#resume);
+      ending = await this.#loop(paths);
     } catch (error) {
       if (!isRyeError(error)) {
         await this.#finalize(paths, {
@@ -255,8 +225,8 @@ export class ThreadRun implements RunState {
       }
       ending = { status: 'error', error };
     } finally {
-      if (timer !== undefined) clearTimeout(timer);
-      external?.removeEventListener('abort', onCancel);
+      disarm();
+      unfollow();
     }
     if (
       this.#cancelled !== undefined &&
@@ -270,473 +240,52 @@ export class ThreadRun implements RunState {
     return result;
   }
 
-  #start(): void {
-    const { plan } = this.#input;
-    this.writer.append('thread_created', {
-      directive: {
-        id: plan.directive.id,
-        content_sha256: plan.directive.content_sha256,
-        coverage: 'full',
-      },
-      inputs: plan.inputs,
-      parent: this.record.parent,
-      tree: this.record.tree,
-      depth: this.record.depth,
-      caps: plan.capabilities,
-      caps_dropped: plan.caps_dropped,
-      token: this.record.token,
-      limits: { ...plan.limits },
-      model: plan.model,
-      hooks_admitted: plan.hooks.map(admittedHookRecord),
-    });
-    this.writer.append('system_prompt', { text: plan.system_prompt });
-    this.writer.append('cognition_in', { content: plan.first_message });
-    this.#foldRequestHead();
-    this.#pushMessage({ role: 'user', content: [{ type: 'text', text: plan.first_message }] });
-    this.#progress(
-      `thread ${this.threadId} started (${plan.model?.provider}/${plan.model?.model} at ${plan.model?.host})`,
-    );
-  }
-
-  #continue(resume: ResumePoint): void {
-    this.#cost = { ...resume.cost };
-    this.#turnKey = resume.nextTurnKey;
-    this.#messages = [...resume.messages];
-    this.writer.append('cognition_in', { content: resume.message });
-    const last = this.#messages.at(-1);
-    const text = { type: 'text' as const, text: resume.message };
-    // Same-role neighbours merge, as the rebuild merges them.
-    if (last?.role === 'user')
-      this.#messages[this.#messages.length - 1] = {
-        role: 'user',
-        content: [...last.content, text],
-      };
-    else this.#messages.push({ role: 'user', content: [text] });
-    this.#foldRequestHead();
-    for (const message of this.#messages) this.#fold(message);
-    this.#progress(`thread ${this.threadId} resumed at turn ${this.#cost.turns + 1}`);
-  }
-
-  /**
-   * The request's size and digest are kept as the conversation grows, so a
-   * turn serializes and hashes only what is new (a whole-body hash per turn
-   * made the harness quadratic in the conversation). The digest chains:
-   * `d(n) = sha256(d(n-1) "\n" JSON(message n))`, from the model, system
-   * prompt and tools; the size is the JSON bytes of all of them, which bounds
-   * the input tokens as the body would (THREADS.md §6).
-   */
-  #foldRequestHead(): void {
-    const { plan } = this.#input;
-    const head = JSON.stringify({
-      model: plan.model?.model,
-      system: plan.system_prompt,
-      tools: plan.tools,
-    });
-    this.#bodyBytes = Buffer.byteLength(head, 'utf8');
-    this.#bodyDigest = sha256Hex(head);
-  }
-
-  #fold(message: Message): void {
-    const json = JSON.stringify(message);
-    this.#bodyBytes += Buffer.byteLength(json, 'utf8') + 1;
-    this.#bodyDigest = sha256Hex(`${this.#bodyDigest}\n${json}`);
-  }
-
-  #pushMessage(message: Message): void {
-    this.#messages.push(message);
-    this.#fold(message);
-  }
-
-  /** Hook notes join the next request, merged into its user message as the rebuild merges them. */
-  #note(notes: readonly string[]): void {
-    if (notes.length === 0) return;
-    const added = notes.map((text): Message => ({
-      role: 'user',
-      content: [{ type: 'text', text }],
-    }));
-    this.#replaceMessages(mergeRoles([...this.#messages, ...added]));
-  }
-
-  #replaceMessages(messages: readonly Message[]): void {
-    this.#messages = [...messages];
-    this.#foldRequestHead();
-    for (const message of this.#messages) this.#fold(message);
-  }
-
-  async #loop(): Promise<Ending> {
+  async #loop(paths: ReturnType<typeof threadPaths>): Promise<Ending> {
+    const { body, limits } = this.#run;
     for (;;) {
       if (this.#cancelled !== undefined) return { status: 'cancelled', error: this.#cancelled };
-      const hit = limitBeforeCall(
-        this.#input.plan.limits,
-        this.#cost,
-        this.#startedMs,
-        this.clock.now(),
-      );
-      if (hit !== null) return this.#limit(hit);
-      const pressure = await this.#hooks.beforeRequest({
-        system: this.#input.plan.system_prompt,
-        messages: this.#messages,
-        contextWindow: this.#input.plan.model?.context_window ?? Infinity,
-        bytes: this.#bodyBytes,
-        transcript: this.#paths!.transcript,
-        artifactsDir: this.#paths!.artifacts,
-      });
-      if ('exhausted' in pressure) return { status: 'error', error: pressure.exhausted };
-      if ('messages' in pressure) this.#replaceMessages(pressure.messages);
-      let response: ProviderResponse;
-      try {
-        response = await this.#callProvider();
-      } catch (error) {
-        if (!isRyeError(error)) throw error;
-        if (error.code === 'BUDGET_DENIED') return { status: 'budget_denied', error };
-        if (error.code === 'THREAD_LIMIT_EXCEEDED') return { status: 'error', error };
-        if (this.#deadlinePassed()) return this.#limit(this.#durationHit());
-        if ((await this.#hooks.onProviderError(error)) === 'retry') continue;
-        return { status: 'error', error };
-      }
-      const calls = response.content.filter(
+      const hit = limits.beforeCall(this.#cost.value);
+      if (hit !== null) return endAtLimit(this.writer, hit);
+      const exhausted = await fitWindow(this.#hooks, body, this.#input.plan, paths);
+      if (exhausted !== undefined) return { status: 'error', error: exhausted };
+      const turn = await callProvider(this.#provider, this.#turnKey++);
+      if ('retry' in turn) continue;
+      if ('ending' in turn) return turn.ending;
+      const calls = turn.response.content.filter(
         (p): p is Extract<ContentPart, { type: 'tool_call' }> => p.type === 'tool_call',
       );
-      const ending = calls.length === 0 ? this.#noCalls(response) : await this.#dispatchAll(calls);
-      if (ending === null) this.#note(await this.#hooks.afterStep());
+      const ending =
+        calls.length === 0 ? this.#noCalls(turn.response) : await this.#calls.run(calls);
+      if (ending === null) body.note(await this.#hooks.afterStep());
       this.#checkpoint();
       if (ending !== null) return ending;
     }
   }
 
-  /** Reserving → CallingProvider → Settling, with bounded retries (THREADS.md §5, §6). */
-  async #callProvider(): Promise<ProviderResponse> {
-    const { plan } = this.#input;
-    const model = plan.model!;
-    const turn = this.#turnKey++;
-    const request = {
-      model: model.model,
-      system: plan.system_prompt,
-      messages: this.#messages,
-      tools: plan.tools,
-      max_tokens: model.output_limit,
-    };
-    const bodyBytes = this.#bodyBytes;
-    const requestSha256 = this.#bodyDigest;
-    const response = await withProviderRetries(
-      (attempt) =>
-        paidAttempt(
-          {
-            budget: this.budget,
-            writer: this.writer,
-            threadId: this.threadId,
-            pricing: this.pricing,
-            client: this.#input.client,
-            signal: this.#abort.signal,
-            deadline: this.#deadline,
-            now: () => this.clock.now(),
-            charge: (nanos, usage) => this.#charge(nanos, usage),
-          },
-          {
-            key: attemptKeyOf(this.threadId, turn, attempt),
-            model,
-            request,
-            bodyBytes,
-            requestSha256,
-          },
-        ),
-      {
-        ...(this.#input.retryPolicy === undefined
-          ? {}
-          : { policy: { ...DEFAULT_RETRY_POLICY, ...this.#input.retryPolicy } }),
-        signal: this.#abort.signal,
-        beforeAttempt: (n) => {
-          if (n === 1) return;
-          const hit = limitBeforeCall(
-            this.#input.plan.limits,
-            this.#cost,
-            this.#startedMs,
-            this.clock.now(),
-          );
-          if (hit !== null) throw limitError(hit);
-        },
-        onRetry: ({ attempt, delayMs, error }) =>
-          this.#progress(
-            `  provider ${error.code} on attempt ${attempt}; retrying in ${delayMs} ms`,
-          ),
-      },
-    );
-    this.#cost = { ...this.#cost, turns: this.#cost.turns + 1 };
-    this.#pushMessage({ role: 'assistant', content: response.content });
-    this.#progress(
-      `turn ${this.#cost.turns}: ${response.stop_reason}, ${this.#cost.tokens_in} in / ${this.#cost.tokens_out} out, $${publicCost(this.#cost).spend_usd}`,
-    );
-    return response;
-  }
-
-  #charge(nanos: number, usage: { in: number; out: number } | null): void {
-    this.#cost = {
-      ...this.#cost,
-      spend_nanos: this.#cost.spend_nanos + nanos,
-      tokens_in: this.#cost.tokens_in + (usage?.in ?? 0),
-      tokens_out: this.#cost.tokens_out + (usage?.out ?? 0),
-    };
-  }
-
   /** A turn without tool calls: done, or one reminder to return (THREADS.md §2 "ending"). */
   #noCalls(response: ProviderResponse): Ending | null {
-    const text = response.content
-      .filter((p): p is Extract<ContentPart, { type: 'text' }> => p.type === 'text')
-      .map((p) => p.text)
-      .join('\n');
-    if (this.#input.returnSchema === undefined)
-      return { status: 'completed', ...(text === '' ? {} : { summary: text }) };
-    if (this.#reminded)
-      return {
-        status: 'error',
-        error: new RyeError(
-          'THREAD_NO_RETURN',
-          `Cannot complete directive ${this.#input.plan.directive.id}: the model stopped without calling directive_return`,
-          {},
-        ),
-      };
+    const { returnSchema, plan } = this.#input;
+    const ending = endWithoutCalls(response, returnSchema, plan.directive.id, this.#reminded);
+    if (ending !== null) return ending;
     this.#reminded = true;
-    const reminder =
-      'You have not returned. Call directive_return with the declared outputs to finish this directive.';
-    this.writer.append('cognition_in', { content: reminder });
-    this.#pushMessage({ role: 'user', content: [{ type: 'text', text: reminder }] });
+    this.writer.append('cognition_in', { content: RETURN_REMINDER });
+    this.#run.body.push({ role: 'user', content: [{ type: 'text', text: RETURN_REMINDER }] });
     return null;
-  }
-
-  /**
-   * The dispatch context of one call: its tools' channel requests are
-   * recorded as `nested_call` events under it and count toward `tool_calls`
-   * (CONTAINMENT.md §1.7); past the limit they are refused.
-   */
-  #dispatchFor(callId: string): DispatchContext {
-    const { limits } = this.#input.plan;
-    const onNestedCall: NonNullable<OperationContext['onNestedCall']> = (request) => {
-      const input = (
-        typeof request.input === 'object' && request.input !== null ? request.input : {}
-      ) as Record<string, unknown>;
-      const attempts = this.#cost.tool_calls + 1;
-      this.#cost = { ...this.#cost, tool_calls: attempts };
-      const over = limits.tool_calls !== 0 && attempts > limits.tool_calls;
-      const error = over
-        ? limitError({ limit: 'tool_calls', current: attempts, max: limits.tool_calls })
-        : null;
-      this.writer.append('nested_call', {
-        call_id: callId,
-        op: request.op,
-        item_type: typeof input['item_type'] === 'string' ? input['item_type'] : null,
-        item_id: typeof input['item_id'] === 'string' ? input['item_id'].slice(0, 512) : null,
-        ...(error === null ? {} : { refused: error.code }),
-      });
-      return error === null ? undefined : { code: error.code, message: error.message };
-    };
-    return { ...this.#dispatch, ops: { ...this.#dispatch.ops, onNestedCall } };
-  }
-
-  /** The calls of a message up to and including the one whose denial would stop the thread. */
-  async #untilDenialStop(calls: readonly ToolCall[]): Promise<readonly ToolCall[]> {
-    let run = this.#denials;
-    for (const [i, call] of calls.entries()) {
-      run = (await predictDenied(call, this.#dispatch)) ? run + 1 : 0;
-      if (run >= MAX_CONSECUTIVE_DENIALS) return calls.slice(0, i + 1);
-    }
-    return calls;
-  }
-
-  /** Dispatching: every call gets exactly one result, in call order. */
-  async #dispatchAll(calls: readonly ToolCall[]): Promise<Ending | null> {
-    const { limits } = this.#input.plan;
-    const serial = calls.some((c) => c.name === 'directive_return');
-    let overLimit: LimitHit | null = null;
-    // The five-denial stop is decided before anything runs: no call after the
-    // stopping denial is dispatched (each is answered "not run" below).
-    const dispatched = await this.#untilDenialStop(calls);
-    const outcomes = await mapInWindow(dispatched, serial ? 1 : TOOL_CONCURRENCY, async (call) => {
-      const required = requiredCapOf(call.name, call.input);
-      this.writer.append('tool_call_start', {
-        call_id: call.id,
-        name: call.name,
-        input: call.input,
-        required_cap: required,
-      });
-      const attempts = this.#cost.tool_calls + 1;
-      this.#cost = { ...this.#cost, tool_calls: attempts };
-      if (limits.tool_calls !== 0 && attempts > limits.tool_calls) {
-        overLimit = { limit: 'tool_calls', current: attempts, max: limits.tool_calls };
-        const error = limitError(overLimit);
-        return {
-          result: { status: 'error' as const, error: { code: error.code, message: error.message } },
-          denied: false,
-        };
-      }
-      const outcome = await dispatchCall(call, this.#dispatchFor(call.id));
-      if (outcome.denied)
-        this.writer.append('capability_denied', {
-          call_id: call.id,
-          required: required ?? call.name,
-        });
-      return outcome;
-    });
-    const parts: ContentPart[] = [];
-    let returned: Record<string, unknown> | undefined;
-    let stopped = false;
-    for (const [i, outcome] of outcomes.entries()) {
-      const call = calls[i] as ToolCall;
-      const ok = outcome.result.status === 'success';
-      const shown = resultText(outcome.result);
-      this.writer.append('tool_call_result', {
-        call_id: call.id,
-        ok,
-        ...(outcome.result.status === 'success'
-          ? { output: outcome.result.data }
-          : { error: outcome.result.error }),
-        bytes: shown.bytes,
-        truncated: shown.truncated,
-      });
-      parts.push({ type: 'tool_result', call_id: call.id, ok, content: shown.text });
-      this.#denials = outcome.denied ? this.#denials + 1 : 0;
-      if (outcome.returned !== undefined) returned = { ...outcome.returned };
-      if (outcome.limit !== undefined) overLimit ??= outcome.limit;
-      this.#progress(
-        `  ${call.name} ${describeTarget(call.input)} → ${ok ? 'ok' : outcome.result.status === 'error' ? outcome.result.error.code : ''}`,
-      );
-      // Every dispatched call ran: its result is recorded as it came, even after a
-      // stop the prediction missed (a file changed between the two checks).
-      if (this.#denials >= MAX_CONSECUTIVE_DENIALS) stopped = true;
-    }
-    // Every call is answered, even those never run after a stop, so the conversation stays resumable.
-    for (const call of calls.slice(parts.length)) {
-      const text = JSON.stringify({
-        status: 'error',
-        error: { code: 'THREAD_DENIED_REPEATEDLY', message: 'not run: the thread stopped' },
-      });
-      this.writer.append('tool_call_result', {
-        call_id: call.id,
-        ok: false,
-        error: { code: 'THREAD_DENIED_REPEATEDLY', message: 'not run: the thread stopped' },
-        bytes: text.length,
-        truncated: false,
-      });
-      parts.push({ type: 'tool_result', call_id: call.id, ok: false, content: text });
-    }
-    this.#pushMessage({ role: 'user', content: parts });
-    if (stopped)
-      return {
-        status: 'error',
-        error: new RyeError(
-          'THREAD_DENIED_REPEATEDLY',
-          `Cannot continue the thread: ${MAX_CONSECUTIVE_DENIALS} calls in a row were outside its capabilities`,
-          { denials: MAX_CONSECUTIVE_DENIALS },
-        ),
-      };
-    if (overLimit !== null) return this.#limit(overLimit);
-    if (returned !== undefined) {
-      const outcome = returned['outcome'] === 'failure' ? 'failure' : 'success';
-      const template = this.#input.returnSchema?.templates[outcome];
-      const summary =
-        template === undefined
-          ? undefined
-          : renderSummary(template, {
-              inputs: this.#input.plan.inputs,
-              outputs: returned,
-              thread_id: this.threadId,
-            });
-      return {
-        status: outcome === 'failure' ? 'failed' : 'completed',
-        outputs: returned,
-        ...(summary === undefined ? {} : { summary }),
-      };
-    }
-    return null;
-  }
-
-  #limit(hit: LimitHit): Ending {
-    this.writer.append('limit_hit', { limit: hit.limit, current: hit.current, max: hit.max });
-    return { status: 'error', error: limitError(hit), limit: hit };
-  }
-
-  #deadlinePassed(): boolean {
-    return this.#deadline !== undefined && this.clock.now() >= this.#deadline;
-  }
-
-  #durationHit(): LimitHit {
-    const max = this.#input.plan.limits.duration_seconds;
-    return {
-      limit: 'duration_seconds',
-      current: Math.floor((this.clock.now() - this.#startedMs) / 1000),
-      max,
-    };
   }
 
   #checkpoint(): void {
     this.writer.checkpoint(this.#input.signer);
   }
 
-  /** Finalizing: the terminal event, its checkpoint, the record, the index, the ledger. */
+  /** Finalizing: children settled, then the terminal event, its checkpoint, the record, the index. */
   async #finalize(paths: ReturnType<typeof threadPaths>, ending: Ending): Promise<ThreadResult> {
-    const status: ThreadStatus = ending.status;
-    await this.#links?.beforeFinalize(status);
-    const error: ErrorInfo | undefined =
-      'error' in ending
-        ? { code: ending.error.code, message: ending.error.message, details: ending.error.details }
-        : undefined;
-    const outputs = 'outputs' in ending ? ending.outputs : undefined;
-    const summary = 'summary' in ending ? ending.summary : undefined;
-    this.writer.append(`thread_${status}` as 'thread_completed', {
-      ...(outputs === undefined ? {} : { outputs }),
-      ...(summary === undefined ? {} : { summary }),
-      ...(error === undefined ? {} : { error }),
-      cost: this.#cost,
-    });
-    this.#checkpoint();
-    this.record = {
-      ...this.record,
-      status,
-      updated_at: new Date(this.clock.now()).toISOString(),
-      cost: { ...this.#cost },
-      ...(outputs === undefined ? {} : { outputs }),
-      ...(error === undefined ? {} : { error }),
-    };
-    await writeThreadRecord(paths, this.record, this.#input.signer, new Date(this.clock.now()));
-    this.registry.setCost(this.threadId, this.#cost);
-    this.registry.setStatus(this.threadId, status);
-    this.#progress(
-      `thread ${this.threadId} ${status}${error === undefined ? '' : ` (${error.code}: ${error.message})`}; ${this.#cost.turns} turns, $${publicCost(this.#cost).spend_usd}`,
-    );
-    return {
-      ok: status === 'completed',
-      status,
-      thread_id: this.threadId,
-      ...(outputs === undefined ? {} : { outputs }),
-      ...(summary === undefined ? {} : { summary }),
-      ...(error === undefined ? {} : { error }),
-      cost: publicCost(this.#cost),
-    };
+    await this.#links?.beforeFinalize(ending.status);
+    const { signer } = this.#input;
+    const terminal = terminalOf(ending);
+    const cost = this.#cost.value;
+    appendTerminal(this.writer, signer, terminal, cost);
+    this.record = finalRecordOf(this.record, terminal, cost, this.clock.now());
+    const store = { ...this.#run, signer, clock: this.clock, registry: this.registry };
+    return await writeEnding(store, paths, this.record, terminal, cost);
   }
-
-  #progress(line: string): void {
-    this.#input.onProgress?.(line);
-  }
-}
-
-function reasonOf(reason: unknown): string {
-  if (typeof reason === 'string' && reason !== '') return reason;
-  if (reason instanceof Error && reason.message !== '') return reason.message;
-  return 'cancelled by its caller';
-}
-
-function limitErrorAt(run: ThreadRun): RyeError {
-  return new RyeError(
-    'THREAD_LIMIT_EXCEEDED',
-    `Cannot continue thread ${run.threadId}: its deadline passed`,
-    {
-      limit: 'duration_seconds',
-    },
-  );
-}
-
-function describeTarget(input: unknown): string {
-  if (typeof input !== 'object' || input === null) return '';
-  const { item_type: t, item_id: id, query } = input as Record<string, unknown>;
-  const target = typeof id === 'string' ? id : typeof query === 'string' ? `"${query}"` : '';
-  return `${typeof t === 'string' ? t : ''} ${target.slice(0, 80)}`.trim();
 }

@@ -1,3 +1,7 @@
+/**
+ * Not a turn phase: what the runner needs from the tree that admitted it
+ * (tree/ supplies it).
+ */
 import type { ExecuteInput, OperationResult } from '../../ops/index.js';
 import type { ThreadCaller } from './thread-caller.js';
 import type { LimitHit } from './limits-check.js';

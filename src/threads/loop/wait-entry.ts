@@ -1,3 +1,6 @@
+/**
+ * Not a turn phase: a finished thread's result as a wait answers it.
+ */
 import type { ThreadResult } from './thread-result.js';
 
 /**

@@ -1,6 +1,8 @@
 /**
- * Run `fn` over `items` with at most `width` in flight; results come back in
- * item order whatever order they finish in (THREADS.md §2 "parallel calls").
+ * The runner's tool-call phase, its concurrency (an answer's calls run
+ * through a window of TOOL_CONCURRENCY): run `fn` over `items` with at most
+ * `width` in flight; results come back in item order whatever order they
+ * finish in (THREADS.md §2 "parallel calls").
  */
 export async function mapInWindow<T, R>(
   items: readonly T[],
