@@ -41,6 +41,7 @@ import {
 } from '../dist/src/index.js';
 import { importExampleScripts } from '../scripts/example-scripts.mjs';
 import { median, report } from './util.mjs';
+import { THREADS_PORT } from '../dist/src/threads/root/index.js';
 
 const REPO = fileURLToPath(new URL('..', import.meta.url));
 const E2E_RUNS = 3;
@@ -143,6 +144,7 @@ async function taskManagerE2e(root, sandbox = 'on') {
         spaces: resolveSpaces({ project: p.project, env }),
         env,
         authority: operatorAuthority(),
+        threads: THREADS_PORT,
         ...(sandbox === 'off' ? { sandbox: 'off' } : {}),
       };
       const startMs = performance.timeOrigin + performance.now();

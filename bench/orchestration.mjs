@@ -24,6 +24,7 @@ import { loadOperation } from '../dist/src/ops/index.js';
 import { planDirectiveOperation } from '../dist/src/threads/admission/index.js';
 import { benchProject } from './threads.mjs';
 import { median, report } from './util.mjs';
+import { THREADS_PORT } from '../dist/src/threads/root/index.js';
 
 const SPAWNS = Number(process.env.BENCH_SPAWNS ?? 200);
 
@@ -104,7 +105,12 @@ async function spawnToFirstRequest(p) {
         signer: p.signer,
       }).text,
     );
-  const ops = { spaces: p.spaces, env: p.env, authority: operatorAuthority() };
+  const ops = {
+    spaces: p.spaces,
+    env: p.env,
+    authority: operatorAuthority(),
+    threads: THREADS_PORT,
+  };
   const plan = await planDirectiveOperation(ops, 'bench/bench_orch', { topic: 'x' });
   const loaded = await loadOperation(ops, { item_type: 'directive', item_id: 'bench/bench_orch' });
   const marks = { parentAsked: [], childFirst: [] };

@@ -46,6 +46,7 @@ import { CancelRequests, RegistryDb, registryDbPath } from '../dist/src/threads/
 import { loadOperation } from '../dist/src/ops/index.js';
 import { planDirectiveOperation } from '../dist/src/threads/admission/index.js';
 import { median, report } from './util.mjs';
+import { THREADS_PORT } from '../dist/src/threads/root/index.js';
 
 const SYSTEM = fileURLToPath(new URL('../dist/system', import.meta.url));
 const RYE_BIN = fileURLToPath(new URL('../bin/rye.js', import.meta.url));
@@ -141,7 +142,12 @@ function instantClient(turns, marks) {
 }
 
 async function turnOverhead(p, budget) {
-  const ops = { spaces: p.spaces, env: p.env, authority: operatorAuthority() };
+  const ops = {
+    spaces: p.spaces,
+    env: p.env,
+    authority: operatorAuthority(),
+    threads: THREADS_PORT,
+  };
   const plan = await planDirectiveOperation(ops, 'bench/bench_thread', { topic: 'x' });
   const loaded = await loadOperation(ops, {
     item_type: 'directive',
@@ -181,7 +187,12 @@ function stalledClient(started) {
 }
 
 async function cancelNotice(p) {
-  const ops = { spaces: p.spaces, env: p.env, authority: operatorAuthority() };
+  const ops = {
+    spaces: p.spaces,
+    env: p.env,
+    authority: operatorAuthority(),
+    threads: THREADS_PORT,
+  };
   const plan = await planDirectiveOperation(ops, 'bench/bench_thread', { topic: 'x' });
   const times = [];
   // The stalled request holds no socket: keep the process up (the cancel watch is unref'd).
