@@ -32,13 +32,13 @@ import {
   execute,
   generateKeyFiles,
   keyDir,
-  operatorAuthority,
   readSigner,
   resolveSpaces,
-  runRootThread,
   selectItems,
   signItemFile,
 } from '../dist/src/index.js';
+import { operatorAuthority } from '../dist/src/ops/index.js';
+import { runRootThread } from '../dist/src/threads/index.js';
 import { importExampleScripts } from '../scripts/example-scripts.mjs';
 import { median, report } from './util.mjs';
 
