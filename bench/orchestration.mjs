@@ -20,7 +20,8 @@ import {
 import { operatorAuthority } from '../dist/src/capabilities/index.js';
 import { returnSchemaOf } from '../dist/src/threads/directive/index.js';
 import { runThread } from '../dist/src/threads/tree/index.js';
-import { loadOperation, planDirectiveOperation } from '../dist/src/ops/index.js';
+import { loadOperation } from '../dist/src/ops/index.js';
+import { planDirectiveOperation } from '../dist/src/threads/index.js';
 import { benchProject } from './threads.mjs';
 import { median, report } from './util.mjs';
 

@@ -43,7 +43,8 @@ import { operatorAuthority } from '../dist/src/capabilities/index.js';
 import { returnSchemaOf } from '../dist/src/threads/directive/index.js';
 import { runThread } from '../dist/src/threads/tree/index.js';
 import { CancelRequests, RegistryDb, registryDbPath } from '../dist/src/threads/store/index.js';
-import { loadOperation, planDirectiveOperation } from '../dist/src/ops/index.js';
+import { loadOperation } from '../dist/src/ops/index.js';
+import { planDirectiveOperation } from '../dist/src/threads/index.js';
 import { median, report } from './util.mjs';
 
 const SYSTEM = fileURLToPath(new URL('../dist/system', import.meta.url));
