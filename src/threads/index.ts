@@ -96,9 +96,9 @@ export type {
   VerifyTranscriptOptions,
 } from './transcript/index.js';
 
-// A thread's folder on disk: its paths, its signed record, the project's registry.db.
+// A thread's folder on disk: its paths, its signed record; the project's registry.db (the rows listThreads gives).
 export { RegistryDb, readThreadRecord, threadPaths } from './store/index.js';
-export type { ThreadPaths, ThreadRecord, ThreadStatus } from './store/index.js';
+export type { ThreadPaths, ThreadRecord, ThreadRow, ThreadStatus } from './store/index.js';
 
 // Providers: which one a model runs on, and its client.
 export { createProviderClient, selectProvider } from './providers/index.js';
