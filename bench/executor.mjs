@@ -19,8 +19,8 @@ import {
   loadSpaceTrust,
 } from '../dist/src/index.js';
 import { VerifiedFileCache, execute } from '../dist/src/executor/index.js';
-import { verifyDependencies } from '../dist/src/executor/verify-deps.js';
-import { materializeSnapshot, snapshotLayout } from '../dist/src/executor/snapshot.js';
+import { verifyDependencies } from '../dist/src/executor/deps/verify-deps.js';
+import { materializeSnapshot, snapshotLayout } from '../dist/src/executor/snapshot/snapshot.js';
 import { median, report } from './util.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));

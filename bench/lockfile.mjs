@@ -14,7 +14,7 @@ import {
   trustSetOf,
 } from '../dist/src/index.js';
 import { VerifiedFileCache } from '../dist/src/executor/index.js';
-import { hashDependencies, verifyDependencies } from '../dist/src/executor/verify-deps.js';
+import { hashDependencies, verifyDependencies } from '../dist/src/executor/deps/verify-deps.js';
 import { compareDeps } from '../dist/src/lockfile/index.js';
 import { median, report } from './util.mjs';
 

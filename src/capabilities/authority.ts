@@ -4,7 +4,7 @@ import { allowed, capStrings, compileCaps, type CapSet } from './cap-set.js';
 import { CAP_VERBS, formatCapability, type CapVerb, type Capability } from './capability.js';
 import { intersectCaps } from './intersect.js';
 import { ANY_ID } from './pattern.js';
-import { meetGrants, type SandboxGrants } from '../sandbox/index.js';
+import { meetGrants, type SandboxGrants } from '../executor/index.js';
 
 /** Where an authority came from (shown in denials and logs). */
 export type AuthoritySource = 'operator' | 'caps' | 'token' | 'thread' | 'ceiling';

@@ -1,7 +1,7 @@
 import { Command, CommanderError, Help } from 'commander';
 import { escapeControlLines, rememberEnvSecrets } from '../platform/index.js';
 import type { CliIo } from './context.js';
-import type { LazyCommand } from './main.js';
+import type { LazyCommand } from './lazy-command.js';
 import { errorDocument, formatJson } from './report.js';
 import { createRunner } from './runner.js';
 

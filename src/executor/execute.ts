@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { RyeError, isRyeError, type ErrorCode } from '../errors/index.js';
+import { RyeError, isRyeError } from '../errors/index.js';
 import type { TrustSet } from '../integrity/index.js';
 import { loadSpaceTrust, parseItemId, type Spaces } from '../items/index.js';
 import {
@@ -7,21 +7,24 @@ import {
   readSandboxMode,
   type SandboxGrants,
   type SandboxMode,
-} from '../sandbox/index.js';
-import type { ChannelHandler } from './channel.js';
-import { declaredPermissions, sandboxRequest, type ToolSandbox } from './sandboxed-request.js';
+} from './sandbox/index.js';
+import type { ChannelHandler } from './run/channel.js';
+import { declaredPermissions, sandboxRequest, type ToolSandbox } from './run/sandboxed-request.js';
 import { monotonicMs } from '../platform/index.js';
-import { findAnchorConfig } from './anchor.js';
-import { buildLockfile, saveLockfile } from './lock-write.js';
+import { findAnchorConfig } from './chain/anchor.js';
+import { buildLockfile, saveLockfile } from '../lockfile/index.js';
+import { prepareToPin } from './lock-ports.js';
 import { prepareRun } from './prepare.js';
-import { PRIMITIVES } from './primitive-config.js';
-import { loadDotenvTrust } from './project-dotenv.js';
-import { cacheDirOf, materializeSnapshot } from './snapshot.js';
-import { planSnapshot } from './snapshot-plan.js';
-import { runInProcess, runPrimitive } from './run-primitive.js';
+import { PRIMITIVES } from './run/primitive-config.js';
+import { loadDotenvTrust } from './env/project-dotenv.js';
+import { cacheDirOf, materializeSnapshot } from './snapshot/snapshot.js';
+import { planSnapshot } from './snapshot/snapshot-plan.js';
+import { runInProcess, type InProcessTool } from './run/in-process.js';
+import type { ToolFailure } from './run/outcome.js';
+import { runPrimitive } from './run/run-primitive.js';
 import { planRun, type ExecutionPlan } from './run-plan.js';
 import type { ChainElement } from './types.js';
-import { VerifiedFileCache } from './verify-deps.js';
+import { VerifiedFileCache } from './deps/verify-deps.js';
 
 export type { ExecutionPlan } from './run-plan.js';
 
@@ -83,16 +86,6 @@ export interface ExecuteOptions {
   readonly inProcess?: Readonly<Record<string, InProcessTool>>;
 }
 
-/**
- * A system tool's body, run in rye's process with the tool's checked params
- * (its signed file is verified, its chain pinned, its params validated first).
- */
-export type InProcessTool = (run: {
-  readonly spaces: Spaces;
-  readonly params: Readonly<Record<string, unknown>>;
-  readonly env: Readonly<Record<string, string | undefined>>;
-}) => Promise<{ readonly ok: boolean; readonly data: unknown; readonly message?: string }>;
-
 /** One chain element as reported (and as a lockfile pins it). */
 export interface ChainEntry {
   readonly item_id: string;
@@ -106,11 +99,7 @@ export interface ExecuteResult {
   readonly status: 'success' | 'error';
   readonly item_id: string;
   readonly data: unknown;
-  readonly error?: {
-    readonly code: ErrorCode;
-    readonly message: string;
-    readonly details?: unknown;
-  };
+  readonly error?: ToolFailure;
   readonly chain: readonly ChainEntry[];
   readonly plan?: ExecutionPlan;
   readonly metadata: {
@@ -265,7 +254,13 @@ export async function execute(options: ExecuteOptions): Promise<ExecuteResult> {
 
   // 11. Run; 12. pin the chain after a first successful run.
   if (inProcess !== undefined) {
-    const outcome = await runInProcess(inProcess, { spaces, params, env: callerEnv, toolId });
+    const outcome = await runInProcess(inProcess, {
+      spaces,
+      params,
+      env: callerEnv,
+      prepareToPin,
+      toolId,
+    });
     if (outcome.status === 'success' && lock === null && !frozen)
       lockMetadata = await pin(spaces, chain, deps.pins);
     return finish(

@@ -3,7 +3,14 @@ import { mayHaveBundlesFor, type VerifiedManifestCache } from '../bundle/index.j
 import { RyeError } from '../errors/index.js';
 import { bodyWithoutSignature, verifyText, type TrustSet } from '../integrity/index.js';
 import { extractMetadata, loadSpaceTrust, resolveItem, type Spaces } from '../items/index.js';
-import { readOwnKey, type FoundLockfile } from '../lockfile/index.js';
+import {
+  checkChainShape,
+  checkLockfile,
+  checkPins,
+  readOwnKey,
+  type FoundLockfile,
+  type LockInUse,
+} from '../lockfile/index.js';
 import { readTextFileSync } from '../platform/index.js';
 import {
   anchorApplies,
@@ -12,14 +19,13 @@ import {
   findAnchorElement,
   findVerifyDepsConfig,
   resolveAnchorPath,
-} from './anchor.js';
-import { buildChain } from './chain.js';
-import { checkDependencies, type DependencyCheck } from './dependencies.js';
-import { checkChainShape, checkLockfile, checkPins, type LockInUse } from './lock-flow.js';
-import { PRIMITIVES, mergeChainConfig } from './primitive-config.js';
-import { tsLoaderUrl } from './ts-loader.js';
+} from './chain/anchor.js';
+import { buildChain } from './chain/chain.js';
+import { checkDependencies, type DependencyCheck } from './deps/dependencies.js';
+import { PRIMITIVES, mergeChainConfig } from './run/primitive-config.js';
+import { tsLoaderUrl } from './run/ts-loader.js';
 import type { AnchorConfig, ChainElement, TemplateVars } from './types.js';
-import type { VerifiedFileCache } from './verify-deps.js';
+import type { VerifiedFileCache } from './deps/verify-deps.js';
 
 /** A file a verified bundle manifest lists, and that manifest's signer (fingerprint). */
 export interface BundleFile {

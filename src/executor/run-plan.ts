@@ -1,13 +1,13 @@
 import { RyeError } from '../errors/index.js';
 import type { TrustSet } from '../integrity/index.js';
 import type { Spaces } from '../items/index.js';
-import { anchorCwd, applyAnchorEnv } from './anchor.js';
-import { resolveEnvironment } from './environment.js';
-import { validateParams } from './params.js';
-import { findOnPath, isBareCommand } from './path-lookup.js';
-import { PRIMITIVES, mergeChainConfig, planHttp, planSubprocess } from './primitive-config.js';
-import { describeDotenv, readProjectDotenv } from './project-dotenv.js';
-import type { EffectivePermissions, SandboxMode } from '../sandbox/index.js';
+import { anchorCwd, applyAnchorEnv } from './chain/anchor.js';
+import { resolveEnvironment } from './env/environment.js';
+import { validateParams } from './run/params.js';
+import { findOnPath, isBareCommand } from './env/path-lookup.js';
+import { PRIMITIVES, mergeChainConfig, planHttp, planSubprocess } from './run/primitive-config.js';
+import { describeDotenv, readProjectDotenv } from './env/project-dotenv.js';
+import type { EffectivePermissions, SandboxMode } from './sandbox/index.js';
 import type {
   AnchorConfig,
   ChainElement,

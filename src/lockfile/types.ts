@@ -4,6 +4,7 @@
  * runtime verified. Field names are the on-disk snake_case ones' camelCase twins;
  * serialize.ts fixes the order and spelling byte for byte.
  */
+import type { SpaceName } from '../items/index.js';
 
 /** `space` as recorded: project | user | system, or the Python form `system:<bundle>`. */
 export type LockedSpace = string;
@@ -48,4 +49,23 @@ export interface Lockfile {
    * an unsigned one still pins (it can only add refusals).
    */
   readonly signature: string | null;
+}
+
+/**
+ * A chain element as this domain pins and checks it: the fields of the
+ * executor's verified `ChainElement` a lockfile reads (the executor's type
+ * satisfies it; lockfile sits below the executor and never imports it).
+ */
+export interface ChainLink {
+  readonly itemId: string;
+  readonly space: SpaceName;
+  readonly path: string;
+  readonly extension: string;
+  readonly toolType: string | null;
+  readonly executorId: string | null;
+  readonly version: string | null;
+  /** The element's content hash (what a lockfile pins). */
+  readonly integrity: string;
+  /** The bytes that were verified, when the caller read them. */
+  readonly raw?: Uint8Array;
 }

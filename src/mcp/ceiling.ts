@@ -1,6 +1,6 @@
 import { RyeError, isRyeError } from '../errors/index.js';
 import type { DirectiveProgram, Spaces } from '../items/index.js';
-import type { SandboxGrants } from '../sandbox/index.js';
+import type { SandboxGrants } from '../executor/index.js';
 import {
   capsOfPermissions,
   narrowAuthority,

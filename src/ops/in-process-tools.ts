@@ -30,7 +30,7 @@ export const SANDBOXES_TOOL_ID = 'rye/core/sandbox/sandboxes';
  * by the identity rye recorded, never by a pid anyone else wrote down.
  */
 export const sandboxesInProcess: InProcessTool = async ({ spaces, params }) => {
-  const { daemonRecord, listDaemons, stopDaemon } = await import('../sandbox/index.js');
+  const { daemonRecord, listDaemons, stopDaemon } = await import('../executor/index.js');
   const own = (record: { readonly project: string }): boolean => record.project === spaces.project;
   if (params['action'] === 'list') {
     const { daemons } = await listDaemons(spaces.user);

@@ -58,7 +58,6 @@ export {
   resolveRegistryUrl,
   REGISTRY_TOOL_ID,
   registryInProcess,
-  runRegistryAction,
   search,
   seenIndexesPath,
   verifyAnswer,
@@ -66,6 +65,8 @@ export {
   whoami,
   yank,
 } from './client/index.js';
+// The client's action runner, with the executor's verification for pinning a pulled tool.
+export { runRegistryAction } from './run-action.js';
 export type {
   AskedFor,
   IndexCheck,

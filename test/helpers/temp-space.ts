@@ -26,7 +26,7 @@ afterEach(() => {
  * `sandbox: 'off'` writes the operator's `sandbox: off` into the user config:
  * for suites about something else whose tools write proof markers beside the
  * project, where no sandbox lets them (docs/sandbox.md). Containment is
- * tested with the sandbox on (test/sandbox, test/system, test/example).
+ * tested with the sandbox on (test/executor/sandbox, test/system, test/example).
  */
 export function makeTempSpaces(options: { system?: string; sandbox?: 'off' } = {}): TempSpaces {
   const root = mkdtempSync(join(tmpdir(), 'rye-test-'));

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { isRyeError } from '../../src/errors/index.js';
-import { VerifiedFileCache } from '../../src/executor/verified-file-cache.js';
+import { VerifiedFileCache } from '../../src/executor/deps/verified-file-cache.js';
 import {
   formatTrustToml,
   parseKeyScope,

@@ -19,7 +19,6 @@ const LAYERS: readonly (readonly string[])[] = [
   ['integrity'],
   ['items'],
   ['lockfile', 'bundle'],
-  ['sandbox'],
   ['executor'],
   ['capabilities'],
   ['catalog'],

@@ -1,25 +1,10 @@
 import { RyeError } from '../../errors/index.js';
 import { parseItemType } from '../../items/index.js';
-import { contextOf, type CliIo, type CommonOptions } from '../context.js';
+import { contextOf, type CliIo } from '../context.js';
 import { refuseFlagsOutside, type FlagConflict, type ScopedFlag } from '../flag-scope.js';
 import { planCommand } from './execute-directive.js';
+import type { ExecuteOptions } from './execute-options.js';
 import { executeToolRun } from './execute-tool-command.js';
-
-export type ExecuteOptions = CommonOptions & {
-  readonly params?: string;
-  readonly paramsFile?: string;
-  readonly dryRun?: boolean;
-  readonly frozen?: boolean;
-  readonly caps?: string;
-  readonly inputs?: string;
-  readonly plan?: boolean;
-  readonly spawn?: boolean;
-  readonly detachedWorker?: boolean;
-  readonly limit: readonly string[];
-  /** commander's `--no-sandbox`: false when given. */
-  readonly sandbox?: boolean;
-  readonly explainSandbox?: boolean;
-};
 
 /**
  * What `rye execute <type> <item>` does once its command line is parsed: apart

@@ -4,7 +4,7 @@ import type { ExecuteResult } from '../../executor/index.js';
 import { readTextFile } from '../../platform/index.js';
 import type { CommandContext } from '../context.js';
 import { emit, reportError } from '../report.js';
-import type { ExecuteOptions } from './execute-run.js';
+import type { ExecuteOptions } from './execute-options.js';
 
 /**
  * `rye execute tool <id>` once the context is resolved: run the tool through

@@ -2,7 +2,8 @@ import { Command, Option } from 'commander';
 import { CAPS_OPTION_HELP } from '../authority.js';
 import { withCommonOptions, type CliIo } from '../context.js';
 import type { Runner } from '../runner.js';
-import { executeRun, type ExecuteOptions } from './execute-run.js';
+import type { ExecuteOptions } from './execute-options.js';
+import { executeRun } from './execute-run.js';
 
 /**
  * `rye execute tool <item_id>`: run a tool through its verified chain.

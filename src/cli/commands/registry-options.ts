@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { RyeError } from '../../errors/index.js';
+import type { PrepareToPin } from '../../lockfile/index.js';
 import type { RegistrySession } from '../../registry/index.js';
 import {
   contextOf,
@@ -14,6 +15,13 @@ export type RegistryCliOptions = CommonOptions & { registry?: string };
 
 /** The registry library, loaded on first use (keeps `rye --help` light). */
 export const registryClient = () => import('../../registry/index.js');
+
+/**
+ * The executor's verification of a pulled tool for its lockfile (the port
+ * the registry pins with), loaded only when a pull pins a tool.
+ */
+export const prepareToPin: PrepareToPin = async (spaces, toolId, trust) =>
+  (await import('../../executor/index.js')).prepareToPin(spaces, toolId, trust);
 
 /** Add `--json`, `--project` and `--registry URL`. */
 export function withRegistryOptions(command: Command): Command {

@@ -6,6 +6,7 @@ import { emit } from '../report.js';
 import type { Runner } from '../runner.js';
 import { addBrowseCommands } from './registry-browse.js';
 import {
+  prepareToPin,
   registryClient,
   withRegistryOptions,
   type RegistryCliOptions,
@@ -33,7 +34,7 @@ export function addPublishCommands(registry: Command, io: CliIo, run: Runner): v
         .runRegistryAction(
           ctx.spaces,
           { ...params, registry: options.registry, version: options.version },
-          { env: io.env, onProgress: transferBar(bar) },
+          { env: io.env, onProgress: transferBar(bar), prepareToPin },
         )
         .finally(bar.done);
       emit(ctx, result, humanLines(result));

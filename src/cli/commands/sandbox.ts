@@ -21,7 +21,7 @@ export function sandboxCommand(io: CliIo, run: Runner): Command {
       .action((options: CommonOptions) =>
         run(options, async () => {
           const ctx = contextOf(options, io);
-          const { listDaemons } = await import('../../sandbox/index.js');
+          const { listDaemons } = await import('../../executor/index.js');
           const { daemons, unreadable } = await listDaemons(ctx.spaces.user);
           const lines =
             daemons.length === 0
@@ -47,7 +47,7 @@ export function sandboxCommand(io: CliIo, run: Runner): Command {
         run(options, async () => {
           const ctx = contextOf(options, io);
           // Under a RYE_CAP_TOKEN the runner refused this command (token-gate.ts).
-          const { daemonRecord, stopDaemon } = await import('../../sandbox/index.js');
+          const { daemonRecord, stopDaemon } = await import('../../executor/index.js');
           // Every id is checked before anything is stopped.
           const records = ids.map((id) => daemonRecord(ctx.spaces.user, id));
           const stopped: { id: string; stopped: boolean }[] = [];

@@ -101,7 +101,7 @@ export function threadCommand(io: CliIo, run: Runner): Command {
             await macOf(ctx),
           );
           emit(ctx, { ok: true, ...v }, [
-            `thread ${v.thread_id}: ok (${v.status}; ${v.events} events, last checkpoint at seq ${v.last_checkpoint_seq}, ${v.unsealed} unsealed${v.unverified > 0 ? `, ${v.unverified} after it not read (someone else's thread, or no key of yours)` : ''}${v.torn_tail_bytes > 0 ? `, torn tail of ${v.torn_tail_bytes} bytes` : ''})`,
+            `thread ${v.thread_id}: ok (${v.status}${v.foreign ? ', someone else’s: signed by another trusted key' : ''}; ${v.events} events, last checkpoint at seq ${v.last_checkpoint_seq}, ${v.unsealed} unsealed${v.unverified > 0 ? `, ${v.unverified} after it not read (someone else's thread, or no key of yours)` : ''}${v.torn_tail_bytes > 0 ? `, torn tail of ${v.torn_tail_bytes} bytes` : ''})`,
             ...(v.ledger === null
               ? []
               : [

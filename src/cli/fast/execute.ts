@@ -4,7 +4,7 @@
 // branch (commands/execute-run.ts) without the directive planning: the same
 // context, then the same function.
 import { contextOf } from '../context.js';
-import type { ExecuteOptions } from '../commands/execute-run.js';
+import type { ExecuteOptions } from '../commands/execute-options.js';
 import { executeToolRun } from '../commands/execute-tool-command.js';
 import type { FastRunner } from '../fast-path.js';
 // The entry (../entry.ts) runs this module with the process's own streams.

@@ -4,6 +4,7 @@
  */
 import { RyeError } from '../../errors/index.js';
 import { resolveSpaces, type Spaces } from '../../items/index.js';
+import type { PrepareToPin } from '../../lockfile/index.js';
 import { search } from './browse.js';
 import type { FetchFn } from './http.js';
 import type { TransferProgressFn } from './progress.js';
@@ -11,7 +12,8 @@ import { pullBundle } from './pull-bundle.js';
 import { pullItem } from './pull-item.js';
 import { pushBundle } from './push-bundle.js';
 import { pushItem } from './push-item.js';
-import { openSession, type Env } from './session.js';
+import { openSession } from './open-session.js';
+import type { Env } from './session.js';
 
 export const REGISTRY_ACTIONS = ['push', 'pull', 'push_bundle', 'pull_bundle', 'search'] as const;
 export type RegistryAction = (typeof REGISTRY_ACTIONS)[number];
@@ -44,6 +46,11 @@ export interface RegistryActionOptions {
   readonly fetch?: FetchFn;
   /** Told how push_bundle and pull_bundle go (the CLI draws a bar on a terminal). */
   readonly onProgress?: TransferProgressFn;
+  /**
+   * Verifies a pulled tool's chain so the pull pins it in a lockfile (the
+   * executor's `prepareToPin`, wired by the caller); absent: a pull pins nothing.
+   */
+  readonly prepareToPin?: PrepareToPin;
 }
 
 /**
@@ -68,6 +75,7 @@ export async function runRegistryAction(
     registry: optional(params.registry, 'registry'),
     env,
     ...(options.fetch === undefined ? {} : { fetch: options.fetch }),
+    ...(options.prepareToPin === undefined ? {} : { prepareToPin: options.prepareToPin }),
   });
   const force = optionalBoolean(params.force, 'force');
   const version = optional(params.version, 'version');

@@ -10,8 +10,8 @@ export const REGISTRY_TOOL_ID = 'rye/core/registry/registry';
  * user's registry login, neither of which a tool process ever holds. The
  * same code as `rye registry …`, loaded on first use.
  */
-export const registryInProcess: InProcessTool = async ({ spaces, params, env }) => {
+export const registryInProcess: InProcessTool = async ({ spaces, params, env, prepareToPin }) => {
   const { runRegistryAction } = await import('./actions.js');
-  const result = await runRegistryAction(spaces, params as RegistryParams, { env });
+  const result = await runRegistryAction(spaces, params as RegistryParams, { env, prepareToPin });
   return { ok: true, data: { success: true, ...result } };
 };

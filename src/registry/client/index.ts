@@ -66,8 +66,9 @@ export {
   resolveRegistryUrl,
 } from './registry-url.js';
 export type { RegistryEndpoint, RegistryTransport } from './registry-url.js';
-export { openSession } from './session.js';
-export type { CheckedRegistryKey, Env, RegistrySession, SessionOptions } from './session.js';
+export { openSession } from './open-session.js';
+export type { SessionOptions } from './open-session.js';
+export type { CheckedRegistryKey, Env, RegistrySession } from './session.js';
 export { guardRequest } from './credential-guard.js';
 export { verifyAnswer } from './verify-answer.js';
 export { verifyIndex } from './verify-index.js';

@@ -3,11 +3,12 @@
  * index, fetch the version it names (the one asked for, or its latest), verify
  * everything (registry README, "Trust model"), then write the author-signed
  * file into the project at `.ai/<type folder>/<id><ext>`, trust the author key
- * in the project, and pin a pulled tool in a lockfile that records the registry.
+ * in the project, and pin a pulled tool in a lockfile that records the registry
+ * (verified with the session's `prepareToPin`, the executor's, wired by the
+ * composition root: the registry does not import the executor to pin).
  */
 import { rm } from 'node:fs/promises';
 import { isRyeError } from '../../errors/index.js';
-import { updateLockfile } from '../../executor/index.js';
 import {
   ITEM_EXTENSIONS,
   ITEM_FOLDERS,
@@ -16,6 +17,7 @@ import {
   parseItemType,
   type ItemType,
 } from '../../items/index.js';
+import { updateLockfileWith, type PrepareToPin } from '../../lockfile/index.js';
 import { writeFileAtomic } from '../../platform/index.js';
 import { assertVersion, parseRegistryRef } from '../names.js';
 import { parseItemVersionDocument } from './documents.js';
@@ -51,7 +53,8 @@ export type PullItemResult = Record<string, unknown> & { readonly ok: true };
  *   REGISTRY_NOT_FOUND (not in the signed index), every refusal of verifyAnswer,
  *   REGISTRY_INDEX_MISMATCH, REGISTRY_PULL_CONFLICT,
  *   INTEGRITY_SYMLINK_ESCAPE, FILE_WRITE_FAILED. A failed lockfile is reported
- *   in the result (`lockfile: null`, `lockfile_error`), never thrown.
+ *   in the result (`lockfile: null`, `lockfile_error`), never thrown; a
+ *   session without `prepareToPin` pins nothing (no `lockfile` field).
  */
 export async function pullItem(
   session: RegistrySession,
@@ -102,7 +105,10 @@ export async function pullItem(
     ids: [itemId],
     itemTypes: [itemType],
   });
-  const lock = itemType === 'tool' ? await lockPulledTool(session, itemId, verified) : null;
+  const lock =
+    itemType === 'tool' && session.prepareToPin !== undefined
+      ? await lockPulledTool(session.prepareToPin, session, itemId, verified)
+      : null;
   return {
     ok: true,
     action: 'pull',
@@ -152,6 +158,7 @@ async function otherExtensions(
 }
 
 async function lockPulledTool(
+  prepare: PrepareToPin,
   session: RegistrySession,
   itemId: string,
   verified: VerifiedAnswer,
@@ -159,7 +166,7 @@ async function lockPulledTool(
   const s = verified.statement;
   try {
     const { trust } = await loadSpaceTrust(session.spaces);
-    const { path } = await updateLockfile(session.spaces, itemId, trust, new Date(), {
+    const { path } = await updateLockfileWith(prepare, session.spaces, itemId, trust, new Date(), {
       url: session.endpoint.url,
       namespace: s.namespace,
       item_id: s.item_id,

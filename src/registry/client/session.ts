@@ -1,7 +1,7 @@
 import type { Spaces } from '../../items/index.js';
-import { guardRequest } from './credential-guard.js';
-import { RegistryHttp, type FetchFn } from './http.js';
-import { resolveRegistryUrl, type RegistryEndpoint } from './registry-url.js';
+import type { PrepareToPin } from '../../lockfile/index.js';
+import type { RegistryHttp } from './http.js';
+import type { RegistryEndpoint } from './registry-url.js';
 import type { PinnedRegistryKey } from './verify-answer.js';
 
 export type Env = Readonly<Record<string, string | undefined>>;
@@ -14,7 +14,10 @@ export interface KeyCheckCache {
   current: Promise<CheckedRegistryKey> | undefined;
 }
 
-/** Everything one registry operation needs: where, who (spaces, env), and the transport. */
+/**
+ * Everything one registry operation needs: where, who (spaces, env), and the
+ * transport. Opened by openSession (open-session.ts).
+ */
 export interface RegistrySession {
   readonly spaces: Spaces;
   readonly endpoint: RegistryEndpoint;
@@ -22,38 +25,9 @@ export interface RegistrySession {
   /** Every request passes the credential guard (credential-guard.ts) first. */
   readonly http: RegistryHttp;
   readonly keyCheck: KeyCheckCache;
-}
-
-export interface SessionOptions {
-  readonly spaces: Spaces;
-  /** `--registry`; falls back to RYE_REGISTRY_URL, then the default. */
-  readonly registry?: string | undefined;
-  readonly env?: Env;
-  readonly fetch?: FetchFn;
-  readonly timeoutMs?: number;
-}
-
-/**
- * A session with one registry. Its transport refuses to send a token or a
- * password until the registry's key was fetched and matched against the pin
- * (one request per session: a CLI command is one session).
- *
- * @throws RyeError REGISTRY_URL_INVALID
- */
-export function openSession(options: SessionOptions): RegistrySession {
-  const env = options.env ?? process.env;
-  const endpoint = resolveRegistryUrl(options.registry, env);
-  const keyCheck: KeyCheckCache = { current: undefined };
-  const session: RegistrySession = {
-    spaces: options.spaces,
-    endpoint,
-    env,
-    keyCheck,
-    http: new RegistryHttp(endpoint.url, {
-      ...(options.fetch === undefined ? {} : { fetch: options.fetch }),
-      ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
-      guard: (request) => guardRequest(session, request),
-    }),
-  };
-  return session;
+  /**
+   * Verifies a pulled tool's chain for its lockfile (the executor's
+   * `prepareToPin`, wired by the composition root); absent: a pull pins nothing.
+   */
+  readonly prepareToPin?: PrepareToPin;
 }

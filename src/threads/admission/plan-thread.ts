@@ -26,7 +26,7 @@ import {
 } from '../prompt/index.js';
 import { threadSandboxGrants } from './sandbox-grants.js';
 import { worstCaseOf, type ModelForPlan, type WorstCase } from './worst-case-plan.js';
-import type { SandboxGrants } from '../../sandbox/index.js';
+import type { SandboxGrants } from '../../executor/index.js';
 
 /** A directive verified with full coverage, as `load` returns it. */
 export interface AdmittedDirective {

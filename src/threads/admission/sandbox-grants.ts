@@ -1,6 +1,6 @@
 import { RyeError } from '../../errors/index.js';
 import type { DirectiveSandbox } from '../../items/index.js';
-import { meetGrants, type SandboxGrants } from '../../sandbox/index.js';
+import { meetGrants, type SandboxGrants } from '../../executor/index.js';
 import type { InputValues } from '../directive/index.js';
 
 /** What one `{input:name}` of a `<sandbox write>` entry may become: one plain path segment. */

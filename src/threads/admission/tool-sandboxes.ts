@@ -8,7 +8,7 @@ import {
   type Spaces,
 } from '../../items/index.js';
 import { MAX_CHAIN_LENGTH } from '../../lockfile/index.js';
-import { effectivePermissions, readSandboxMode, type SandboxGrants } from '../../sandbox/index.js';
+import { effectivePermissions, readSandboxMode, type SandboxGrants } from '../../executor/index.js';
 import { allowed, type CapSet } from '../../capabilities/index.js';
 
 /** The most tools a plan lists the sandbox of (a wide grant lists the first ones, sorted). */

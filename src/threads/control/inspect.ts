@@ -9,7 +9,9 @@ import {
   markOrphansInterrupted,
   registryDbPath,
   checkThreadDir,
+  ownTrust,
   threadPaths,
+  type ThreadPaths,
   type ThreadRecord,
   type ThreadRow,
 } from '../store/index.js';
@@ -59,15 +61,7 @@ export async function showThread(
   const paths = threadPaths(projectRoot, threadId);
   checkThreadDir(projectRoot, paths);
   const record = await readThreadRecord(paths, trust);
-  const foreign =
-    own === undefined ||
-    (await readThreadRecord(paths, trust, { own }).then(
-      () => false,
-      (error: unknown) => {
-        if (isRyeError(error, 'THREAD_RECORD_FOREIGN')) return true;
-        throw error;
-      },
-    ));
+  const foreign = await isForeign(paths, trust, own);
   const db = RegistryDb.open(registryDbPath(projectRoot));
   try {
     markOrphansInterrupted(projectRoot, db);
@@ -77,10 +71,28 @@ export async function showThread(
   }
 }
 
+/** True when the record is not signed by `own` (none: every thread is someone else's). */
+async function isForeign(paths: ThreadPaths, trust: TrustSet, own?: string): Promise<boolean> {
+  if (own === undefined) return true;
+  return readThreadRecord(paths, trust, { own }).then(
+    () => false,
+    (error: unknown) => {
+      if (isRyeError(error, 'THREAD_RECORD_FOREIGN')) return true;
+      throw error;
+    },
+  );
+}
+
 /** What `rye thread verify` found. */
 export interface ThreadVerification {
   readonly thread_id: string;
   readonly status: ThreadRecord['status'];
+  /**
+   * Signed by another trusted key than yours: someone else's thread, shown
+   * and checked under the whole trust set. Your own thread is checked under
+   * your key alone, as resume reads it.
+   */
+  readonly foreign: boolean;
   readonly events: number;
   readonly last_checkpoint_seq: number;
   readonly unsealed: number;
@@ -121,10 +133,13 @@ export async function verifyThread(
   checkThreadDir(projectRoot, paths);
   const record = await readThreadRecord(paths, trust);
   const own = await threadMacKeyring(paths, trust, mac);
+  const foreign = await isForeign(paths, trust, mac?.fingerprint);
+  // Your own thread counts only what your key signed (checkpoints, limits_set), as resume does.
+  const readUnder = foreign || mac === null ? trust : ownTrust(trust, mac.fingerprint);
   const split = splitLines(readTranscriptBytes(paths.transcript));
   const verified = verifyTranscript(split, {
     thread: paths.threadId,
-    trust,
+    trust: readUnder,
     mac: own,
     requireSealed: FINISHED_STATUSES.has(record.status),
   });
@@ -132,12 +147,13 @@ export async function verifyThread(
   return {
     thread_id: paths.threadId,
     status: record.status,
+    foreign,
     events: verified.events.length,
     last_checkpoint_seq: verified.lastCheckpointSeq,
     unsealed: verified.unsealed,
     unverified: verified.unverified,
     torn_tail_bytes: split.tornTail?.length ?? 0,
-    ledger: await ledgerCheck(projectRoot, paths.threadId, { trust, mac: own }, events),
+    ledger: await ledgerCheck(projectRoot, paths.threadId, { trust: readUnder, mac: own }, events),
   };
 }
 

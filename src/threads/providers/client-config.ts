@@ -1,4 +1,4 @@
-import type { ProviderAuth } from './provider-config.js';
+import type { ProviderAuth } from './descriptor-fields.js';
 
 /** Everything an adapter needs to build its SDK client: resolved, checked, with the key. */
 export interface ClientConfig {

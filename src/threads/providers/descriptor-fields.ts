@@ -3,7 +3,28 @@
  * then checked strictly: a typo must never widen what a descriptor does).
  * Each check appends to `issues` and returns the typed value, or `undefined`.
  */
-import type { ModelInfo, ModelPricing, ProviderAuth } from './provider-config.js';
+
+/** How the credential is sent: `x-api-key: <key>` or `authorization: Bearer <key>`. */
+export interface ProviderAuth {
+  readonly header: 'x-api-key' | 'authorization';
+  readonly scheme?: 'Bearer';
+  /** The process environment variable holding the key. */
+  readonly env: string;
+}
+
+/** USD per million tokens, as exact decimal strings (THREADS.md §6). */
+export interface ModelPricing {
+  readonly input: string;
+  readonly output: string;
+  readonly cache_read?: string;
+  readonly cache_write?: string;
+}
+
+export interface ModelInfo {
+  readonly context_window: number;
+  readonly output_limit: number;
+  readonly pricing: ModelPricing;
+}
 
 export interface Issue {
   readonly field: string;

@@ -12,12 +12,8 @@ export {
   PROVIDER_ID_PREFIX,
   parseProviderDescriptor,
 } from './provider-config.js';
-export type {
-  ModelInfo,
-  ModelPricing,
-  ProviderAuth,
-  ProviderDescriptor,
-} from './provider-config.js';
+export type { ProviderDescriptor } from './provider-config.js';
+export type { ModelInfo, ModelPricing, ProviderAuth } from './descriptor-fields.js';
 export { classifyFailure, retryAfterMs } from './provider-errors.js';
 export type { WireFailure } from './provider-errors.js';
 export { PROVIDER_SPACES, readProviderDescriptor } from './read-provider.js';

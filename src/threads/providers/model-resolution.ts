@@ -1,5 +1,6 @@
 import { RyeError } from '../../errors/index.js';
-import type { ModelInfo, ProviderDescriptor } from './provider-config.js';
+import type { ModelInfo } from './descriptor-fields.js';
+import type { ProviderDescriptor } from './provider-config.js';
 
 /** The provider used when neither the directive nor `$RYE_PROVIDER` names one. */
 export const DEFAULT_PROVIDER = 'anthropic';

@@ -14,6 +14,8 @@ import {
   checkTiers,
   isMapping,
   type Issue,
+  type ModelInfo,
+  type ProviderAuth,
 } from './descriptor-fields.js';
 import { PROVIDER_FAMILIES, type ProviderFamily } from './types.js';
 
@@ -23,28 +25,6 @@ export const PROVIDER_ID_PREFIX = 'rye/agent/providers/';
 export const PROVIDER_CATEGORY = 'rye/agent/providers';
 /** Largest descriptor file read, before any parsing. */
 export const MAX_DESCRIPTOR_BYTES = 64 * 1024;
-
-/** How the credential is sent: `x-api-key: <key>` or `authorization: Bearer <key>`. */
-export interface ProviderAuth {
-  readonly header: 'x-api-key' | 'authorization';
-  readonly scheme?: 'Bearer';
-  /** The process environment variable holding the key. */
-  readonly env: string;
-}
-
-/** USD per million tokens, as exact decimal strings (THREADS.md §6). */
-export interface ModelPricing {
-  readonly input: string;
-  readonly output: string;
-  readonly cache_read?: string;
-  readonly cache_write?: string;
-}
-
-export interface ModelInfo {
-  readonly context_window: number;
-  readonly output_limit: number;
-  readonly pricing: ModelPricing;
-}
 
 /** A parsed, checked descriptor. Maps are plain objects: look keys up with `Object.hasOwn`. */
 export interface ProviderDescriptor {

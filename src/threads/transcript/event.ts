@@ -1,4 +1,4 @@
-import type { LimitsSetPayload } from './limits-set.js';
+import type { LIMIT_NAMES } from '../../items/index.js';
 
 /**
  * The transcript's event envelope and payloads (THREADS.md §9). One event is
@@ -201,6 +201,20 @@ export interface Payloads {
   checkpoint: { head: string; seq: number; fp: string; sig: string };
   /** See limits-set.ts: every limit after and before, Ed25519 by the user key over `{limits, previous, seq, thread}`. */
   limits_set: LimitsSetPayload;
+}
+
+/** Every limit of a thread, as `thread.json` holds them: integers, and `spend` a decimal USD string. */
+export type LimitsRecord = Readonly<Record<(typeof LIMIT_NAMES)[number], number | string>>;
+
+/**
+ * A `limits_set` event's payload: the operator set the thread's limits to
+ * `limits` (every limit, resolved) from `previous`, signed with the user key.
+ */
+export interface LimitsSetPayload {
+  readonly limits: LimitsRecord;
+  readonly previous: LimitsRecord;
+  readonly fp: string;
+  readonly sig: string;
 }
 
 export type TerminalPayload = {

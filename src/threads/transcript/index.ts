@@ -38,7 +38,7 @@ export {
 } from './checkpoint.js';
 export type { CheckpointPayload, PendingSignature } from './checkpoint.js';
 export { lastLimitsSet, limitsSetMessage, limitsSetProblem, signLimitsSet } from './limits-set.js';
-export type { LimitsRecord, LimitsSetPayload } from './limits-set.js';
+export type { LimitsRecord, LimitsSetPayload } from './event.js';
 export { TranscriptWriter } from './writer.js';
 export type { TranscriptHead, TranscriptWriterOptions } from './writer.js';
 export { MAX_TRANSCRIPT_BYTES, readTranscriptBytes, splitLines } from './reader.js';

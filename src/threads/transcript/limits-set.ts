@@ -9,21 +9,7 @@ import {
 } from '../../integrity/index.js';
 import { LIMIT_NAMES, parseLimitValue } from '../../items/index.js';
 import { pendingSignature } from './checkpoint.js';
-import type { StoredEvent } from './event.js';
-
-/** Every limit of a thread, as `thread.json` holds them: integers, and `spend` a decimal USD string. */
-export type LimitsRecord = Readonly<Record<(typeof LIMIT_NAMES)[number], number | string>>;
-
-/**
- * A `limits_set` event's payload: the operator set the thread's limits to
- * `limits` (every limit, resolved) from `previous`, signed with the user key.
- */
-export interface LimitsSetPayload {
-  readonly limits: LimitsRecord;
-  readonly previous: LimitsRecord;
-  readonly fp: string;
-  readonly sig: string;
-}
+import type { LimitsRecord, LimitsSetPayload, StoredEvent } from './event.js';
 
 /**
  * The signed bytes: canonical JSON of `{limits, previous, seq, thread}`

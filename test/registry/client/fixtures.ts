@@ -15,6 +15,7 @@ import {
   signText,
   type Signer,
 } from '../../../src/integrity/index.js';
+import { prepareToPin } from '../../../src/executor/index.js';
 import { formatTimestamp } from '../../../src/integrity/index.js';
 import { resolveSpaces, type ItemType, type Spaces } from '../../../src/items/index.js';
 import {
@@ -411,7 +412,8 @@ export function sessionFor(
   url: string,
   env: NodeJS.ProcessEnv = {},
 ): RegistrySession {
-  return openSession({ spaces, registry: url, env });
+  // The composition root's wiring: a pulled tool is pinned as `rye registry pull` pins it.
+  return openSession({ spaces, registry: url, env, prepareToPin });
 }
 
 /** Every file under a folder with its bytes (a snapshot to compare trees). */

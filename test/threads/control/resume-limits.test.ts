@@ -7,7 +7,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
-import { loadTrustStore, readSigner } from '../../../src/integrity/index.js';
+import { formatTrustToml, loadTrustStore, readSigner } from '../../../src/integrity/index.js';
 import { keyDir, trustStores } from '../../../src/items/index.js';
 import { parseUsd } from '../../../src/threads/budget/index.js';
 import { DEFAULT_LIMITS } from '../../../src/threads/directive/index.js';
@@ -234,6 +234,58 @@ describe('rye thread resume --limit', () => {
       code: 'TRANSCRIPT_TAMPERED',
       details: { seq },
     });
+    expect(p.server.requests.length).toBe(2);
+    expect(transcriptOf(p, id).equals(before)).toBe(true);
+  });
+
+  it('a limits_set signed by another trusted key (a project author’s) fails `rye thread verify` as resume: only your key sets limits', async () => {
+    const { p, id } = await stoppedOnTurns();
+    const plain = await p.run(['thread', 'verify', id, '--json']);
+    expect(plain.json()).toMatchObject({ ok: true, foreign: false });
+    const paths = threadPaths(p.project, id);
+    const signer = await readSigner(keyDir(p.spaces));
+    const { trust } = await loadTrustStore(trustStores(p.spaces));
+    const verified = verifyTranscript(splitLines(transcriptOf(p, id)), {
+      thread: id,
+      trust,
+      mac: macKeyring(signer),
+    });
+    // An author's key, trusted in user space (as a pulled bundle's would be).
+    const author = makeSigner('author');
+    p.write(
+      `.ai/trusted_keys/${author.signer.fingerprint}.toml`,
+      formatTrustToml({
+        fingerprint: author.signer.fingerprint,
+        owner: 'author',
+        attestation: '',
+        publicKeyPem: author.publicKeyPem,
+      }),
+      p.user,
+    );
+    const writer = TranscriptWriter.open({
+      path: paths.transcript,
+      artifactsDir: paths.artifacts,
+      thread: id,
+      clock: { now: () => Date.now() },
+      head: verified.head,
+      mac: macKeyring(signer),
+    });
+    const seq = (verified.head?.seq ?? 0) + 1;
+    const limits = { ...DEFAULT_LIMITS, turns: 1000 };
+    writer.append('limits_set', signLimitsSet(author.signer, id, seq, limits, limits));
+    writer.close();
+    const before = transcriptOf(p, id);
+    for (const args of [
+      ['thread', 'verify', id],
+      ['thread', 'resume', id, '--message', 'a'],
+    ]) {
+      const res = await p.run([...args, '--json']);
+      expect(res.code, `${args.join(' ')}: ${res.stdout}`).toBe(3);
+      expect(res.json<Result>().error).toMatchObject({
+        code: 'TRANSCRIPT_TAMPERED',
+        details: { seq },
+      });
+    }
     expect(p.server.requests.length).toBe(2);
     expect(transcriptOf(p, id).equals(before)).toBe(true);
   });
