@@ -32,16 +32,15 @@ import {
   execute,
   generateKeyFiles,
   keyDir,
-  operatorAuthority,
   readSigner,
   resolveSpaces,
-  runRootThread,
   selectItems,
   signItemFile,
 } from '../dist/src/index.js';
+import { operatorAuthority } from '../dist/src/ops/index.js';
+import { THREADS_PORT, runRootThread } from '../dist/src/threads/index.js';
 import { importExampleScripts } from '../scripts/example-scripts.mjs';
 import { median, report } from './util.mjs';
-import { THREADS_PORT } from '../dist/src/threads/root/index.js';
 
 const REPO = fileURLToPath(new URL('..', import.meta.url));
 const E2E_RUNS = 3;

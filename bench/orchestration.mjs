@@ -21,10 +21,9 @@ import { operatorAuthority } from '../dist/src/capabilities/index.js';
 import { returnSchemaOf } from '../dist/src/threads/directive/index.js';
 import { runThread } from '../dist/src/threads/tree/index.js';
 import { loadOperation } from '../dist/src/ops/index.js';
-import { planDirectiveOperation } from '../dist/src/threads/admission/index.js';
+import { THREADS_PORT, planDirectiveOperation } from '../dist/src/threads/index.js';
 import { benchProject } from './threads.mjs';
 import { median, report } from './util.mjs';
-import { THREADS_PORT } from '../dist/src/threads/root/index.js';
 
 const SPAWNS = Number(process.env.BENCH_SPAWNS ?? 200);
 

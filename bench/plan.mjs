@@ -18,7 +18,7 @@ import {
   signText,
 } from '../dist/src/index.js';
 import { operatorAuthority } from '../dist/src/capabilities/index.js';
-import { planDirectiveOperation } from '../dist/src/threads/admission/index.js';
+import { planDirectiveOperation } from '../dist/src/threads/index.js';
 import { median, report } from './util.mjs';
 
 const FIXTURES = new URL('../test/fixtures/seed-directives/apps/task-manager/', import.meta.url);

@@ -15,11 +15,15 @@ import {
   generateKeyPair,
   parsePrivateKey,
   resolveSpaces,
-  runRegistryAction,
-  signKeyProof,
   signText,
 } from '../dist/src/index.js';
-import { latestOf, signIndex, verifyIndex } from '../dist/src/registry/index.js';
+import {
+  latestOf,
+  runRegistryAction,
+  signIndex,
+  signKeyProof,
+  verifyIndex,
+} from '../dist/src/registry/index.js';
 import { startRegistry } from '../scripts/registry-process.mjs';
 import { report } from './util.mjs';
 import { performance } from 'node:perf_hooks';

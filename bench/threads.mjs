@@ -44,9 +44,8 @@ import { returnSchemaOf } from '../dist/src/threads/directive/index.js';
 import { runThread } from '../dist/src/threads/tree/index.js';
 import { CancelRequests, RegistryDb, registryDbPath } from '../dist/src/threads/store/index.js';
 import { loadOperation } from '../dist/src/ops/index.js';
-import { planDirectiveOperation } from '../dist/src/threads/admission/index.js';
+import { THREADS_PORT, planDirectiveOperation } from '../dist/src/threads/index.js';
 import { median, report } from './util.mjs';
-import { THREADS_PORT } from '../dist/src/threads/root/index.js';
 
 const SYSTEM = fileURLToPath(new URL('../dist/system', import.meta.url));
 const RYE_BIN = fileURLToPath(new URL('../bin/rye.js', import.meta.url));

@@ -1,26 +1,27 @@
 /**
- * Rye for TypeScript — the public library API. Everything here is stable;
- * anything not exported is internal.
+ * Rye for TypeScript — the root entry (`rye-ts`, docs/library.md): errors,
+ * signatures and trust, items and their spaces, search/load/list, lockfiles,
+ * bundles and the executor. Everything here is stable; anything not exported
+ * by an entry is internal. The operations, threads, the MCP server and the
+ * registry client are entries of their own (`rye-ts/ops`, `rye-ts/threads`,
+ * `rye-ts/mcp`, `rye-ts/registry`), so importing this one loads no provider
+ * SDK, no MCP SDK, no zod and no pg (test/package/root-loads.test.ts).
  */
-import { prepareToPin } from './executor/index.js';
-import type { Spaces } from './items/index.js';
-import {
-  runRegistryAction as registryAction,
-  type RegistryActionOptions,
-  type RegistryParams,
-  type RegistryResult,
-} from './registry/index.js';
 
+// Errors: one RyeError with a stable code; the codes, their class, exit code, hint and JSON form.
 export {
   ERROR_CODES,
   RyeError,
+  errorJson,
   exitCodeFor,
   hintFor,
   isIntegrityCode,
   isRyeError,
+  snakeCaseKeys,
 } from './errors/index.js';
-export type { ErrorClass, ErrorCode, ErrorDetails } from './errors/index.js';
+export type { ErrorClass, ErrorCode, ErrorDetails, ErrorJson } from './errors/index.js';
 
+// Signatures and trust: keys, signing and verifying text and files, trusted keys (docs/signatures.md).
 export {
   DEFAULT_SIGNATURE_FORMATS,
   bodyWithoutSignature,
@@ -43,12 +44,17 @@ export {
   trustSetOf,
   tryParseSignaturePayload,
   verifyFile,
+  verifyFileSync,
   verifyText,
   verifyTextAsync,
 } from './integrity/index.js';
 export type {
   Coverage,
+  KeyFiles,
+  KeyPairPem,
+  KeyScope,
   LoadedTrust,
+  PublicKeyInfo,
   SignTextOptions,
   SignatureFields,
   SignatureFormat,
@@ -62,14 +68,18 @@ export type {
   VerifyTextOptions,
 } from './integrity/index.js';
 
+// Items and spaces: ids and types, the three spaces, resolving, metadata, validation,
+// signing item files, trusted keys per space, a project's discovery and init (docs/concepts.md).
 export {
   ITEM_EXTENSIONS,
   ITEM_TYPES,
   SPACE_NAMES,
   addTrustedKey,
   assertValid,
+  discoverProject,
   ensureSelfTrusted,
   extractMetadata,
+  initProject,
   keyDir,
   loadSpaceTrust,
   parseItemId,
@@ -84,54 +94,23 @@ export {
   verifyItemFile,
 } from './items/index.js';
 export type {
+  DirectiveMetadata,
+  DiscoveredProject,
+  InitResult,
   ItemMetadata,
   ItemType,
+  KnowledgeMetadata,
   ResolvedItem,
   SignedItem,
   SpaceName,
+  SpaceTrust,
   Spaces,
+  SpacesOptions,
+  ToolMetadata,
   ValidationIssue,
 } from './items/index.js';
 
-export {
-  BUNDLER_ACTIONS,
-  createBundle,
-  listBundles,
-  parseManifest,
-  runBundlerAction,
-  serializeManifest,
-  verifyBundle,
-  verifyDependency,
-} from './bundle/index.js';
-export type { BundleManifest, BundleReport, VerifiedDependencyResult } from './bundle/index.js';
-
-export { execute, updateLockfile, verifyLockfiles } from './executor/index.js';
-export type { ExecuteOptions, ExecuteResult } from './executor/index.js';
-
-export { REGISTRY_ACTIONS, signKeyProof } from './registry/index.js';
-export type {
-  RegistryAction,
-  RegistryActionOptions,
-  RegistryParams,
-  RegistryResult,
-} from './registry/index.js';
-
-/**
- * Run one registry action (the registry client's `runRegistryAction`), with
- * the executor's verification plugged in so a pulled tool is pinned in a
- * lockfile: the registry takes it as a port and never imports the executor.
- *
- * @throws RyeError the codes of the registry client's runRegistryAction.
- */
-export function runRegistryAction(
-  project: string | Spaces,
-  params: RegistryParams,
-  options: RegistryActionOptions = {},
-): Promise<RegistryResult> {
-  return registryAction(project, params, { prepareToPin, ...options });
-}
-
-// Directives as programs (issue 13): the grammar (docs/directives.md) and its runtime pieces.
+// Directives as programs: the strict grammar (docs/directives.md); running one is rye-ts/threads.
 export { parseDirectiveProgram } from './items/index.js';
 export type {
   DirectiveHook,
@@ -143,26 +122,8 @@ export type {
   DirectiveStep,
   PermissionEntry,
 } from './items/index.js';
-export {
-  DEFAULT_LIMITS,
-  admitHooks,
-  clampLimits,
-  interpolate,
-  interpolateProgram,
-  parseLimitOverrides,
-  renderSummary,
-  resolveInputs,
-  resolveLimits,
-  returnSchemaOf,
-  validateReturn,
-} from './threads/directive/index.js';
-export type {
-  AdmittedHook,
-  InputValues,
-  ResolvedLimits,
-  ReturnSchema,
-} from './threads/directive/index.js';
-// Search, load and list over the three spaces (catalog, issue 13).
+
+// Search, load and list over the three spaces, filtered by a visibility predicate (docs/search.md).
 export { listItems, loadItem, searchItems } from './catalog/index.js';
 export type {
   CatalogScope,
@@ -172,131 +133,45 @@ export type {
   ListedItem,
   LoadOptions,
   LoadedItem,
+  Recheck,
   SearchOptions,
   SearchResult,
   Visible,
 } from './catalog/index.js';
-// Threads foundation (issue 14): thread ids, the budget ledger, transcripts, thread records.
-export { newThreadId, parseThreadId, systemClock } from './ids/index.js';
-export type { Clock, ThreadId } from './ids/index.js';
+
+// Lockfiles: pin a tool's chain and dependencies, check every pin (docs/lockfiles.md).
+export { updateLockfile, verifyLockfiles } from './executor/index.js';
+export type { LockStatus } from './executor/index.js';
+export { parseLockfile } from './lockfile/index.js';
+export type { Lockfile } from './lockfile/index.js';
+
+// Bundles: an app under one signed manifest; create, list, verify (docs/bundles.md).
 export {
-  chargeForUsage,
-  formatUsd,
-  memoryBudgetStore,
-  openSqliteBudgetStore,
-  parsePricing,
-  parseUsd,
-  planOutputCap,
-  worstCase,
-} from './threads/budget/index.js';
-export type { BudgetStore, ModelPricing, Nanos } from './threads/budget/index.js';
-export {
-  TranscriptWriter,
-  macKeyring,
-  readTranscriptBytes,
-  rebuildThread,
-  repairTranscript,
-  resolveArtifacts,
-  splitLines,
-  verifyTranscript,
-  verifyTranscriptAsync,
-} from './threads/transcript/index.js';
+  BUNDLER_ACTIONS,
+  createBundle,
+  listBundles,
+  parseManifest,
+  runBundlerAction,
+  serializeManifest,
+  verifyBundle,
+  verifyDependency,
+} from './bundle/index.js';
 export type {
-  MacKeyring,
-  RebuiltThread,
-  StoredEvent,
-  VerifiedTranscript,
-} from './threads/transcript/index.js';
-export {
-  RegistryDb,
-  acquireTreeLock,
-  readThreadRecord,
-  threadPaths,
-  writeThreadRecord,
-} from './threads/store/index.js';
-export type { ThreadRecord, ThreadStatus, TreeLock } from './threads/store/index.js';
-// Issue 12 (a newcomer's first day): rye init, project discovery, key removal, transfer progress.
-export { discoverProject, initProject } from './items/index.js';
-export type { DiscoveredProject, InitResult } from './items/index.js';
-export { removeAuthorKey } from './registry/index.js';
-export type { TransferProgress, TransferProgressFn } from './registry/index.js';
-export { main } from './cli/index.js';
+  BundleFileReport,
+  BundleManifest,
+  BundleReport,
+  BundlerAction,
+  BundlerParams,
+  BundlerResult,
+  CreateBundleInput,
+  CreatedBundle,
+  ListedBundle,
+  ManifestCheck,
+  VerifiedDependencyResult,
+  VerifyBundleInput,
+  VerifyDependencyOptions,
+} from './bundle/index.js';
 
-// Issue 12 (docs and package): the JSON contract's error form, the one glob compiler.
-export { errorJson, snakeCaseKeys } from './errors/index.js';
-export type { ErrorJson } from './errors/index.js';
-export { compileGlob, printable } from './platform/index.js';
-// The MCP server (issue 16): the four operations as MCP tools, ceilings, stdio and HTTP.
-export {
-  createRyeMcpServer,
-  mcpToolDefinitions,
-  readCeilingSources,
-  resolveAuthority,
-  revokeCeilingJti,
-  serveStdio,
-  startMcpServer,
-  toCallResult,
-} from './mcp/index.js';
-export type {
-  CeilingSource,
-  McpCallResult,
-  McpServeOptions,
-  McpToolDefinition,
-  RyeMcpServer,
-} from './mcp/index.js';
-// Search freshness modes and transcript checkpoint modes (perf: search and resume goals).
-export type { Recheck } from './catalog/index.js';
-export type { CheckpointMode, VerifyTranscriptOptions } from './threads/transcript/index.js';
-
-// Issue 14 (the thread runner): run a directive as a thread; list, show and verify threads.
-export { listThreads, showThread, verifyThread } from './threads/control/index.js';
-export { runThread } from './threads/tree/index.js';
-export type { RunThreadInput, ThreadResult } from './threads/loop/index.js';
-export type { ThreadVerification } from './threads/control/index.js';
-
-// Issue 15 (hooks and compaction): the seam that runs hook children, the live-window measure.
-export { windowTokens } from './threads/hooks/index.js';
-export type { HookChildResult, HookDirectiveRequest, HookHost } from './threads/hooks/index.js';
-// Issue 16 (MCP threads): root threads run or spawned detached, their shared answer, the
-// thread tools' registry, ceiling tokens minted, verified and revoked.
-export { runRootThread, spawnRootThread, threadAnswer } from './threads/root/index.js';
-export type { RootThreadOptions, SpawnRootOptions } from './threads/root/index.js';
-export { THREAD_TOOLS } from './threads/thread-tools/index.js';
-export { THREAD_TOOL_PREFIX } from './ops/index.js';
-export type { ThreadToolHandler } from './ops/index.js';
-export {
-  mintCeilingToken,
-  parseTtl,
-  readRevocationList,
-  verifyCeilingToken,
-} from './capabilities/index.js';
-export type { MintedCeiling } from './capabilities/index.js';
-// Issue 14 (thread control across processes): cancel, wait for and tail threads.
-export {
-  cancelThread,
-  resumeThread,
-  tailTranscript,
-  waitThreads,
-} from './threads/control/index.js';
-export { watchCancelRequests } from './threads/loop/index.js';
-export type {
-  CancelOutcome,
-  CancelThreadInput,
-  ResumeThreadInput,
-  TailInput,
-  WaitResult,
-  WaitThreadsInput,
-} from './threads/control/index.js';
-export type { ThreadOutcome } from './threads/outcome/index.js';
-
-// The four operations as a library call (what the CLI, threads and MCP call), and the
-// authorities they run under: the operator's whole authority, narrowed by a capability set.
-export { errorResult, runOperation } from './ops/index.js';
-export type { OperationContext, OperationName, OperationResult } from './ops/index.js';
-export {
-  compileCaps,
-  narrowAuthority,
-  operatorAuthority,
-  parseCapsOption,
-} from './capabilities/index.js';
-export type { Authority, CapSet } from './capabilities/index.js';
+// The executor: build and verify a tool's chain, then run it sandboxed (docs/executor.md).
+export { execute } from './executor/index.js';
+export type { ChainEntry, ExecuteOptions, ExecuteResult, ExecutionPlan } from './executor/index.js';

@@ -1,6 +1,9 @@
 /**
- * The registry domain: shared names, attestation and wire documents here;
- * the server under `server/`, the client under `client/`.
+ * The registry domain, and the registry entry (`rye-ts/registry`,
+ * docs/library.md, docs/registry.md): the client (push, pull, search,
+ * accounts, author keys, `runRegistryAction`), shared names, attestation and
+ * wire documents. The server, under `server/`, has its own door and is not
+ * part of this entry (it loads Hono and pg).
  */
 export {
   assertStatementSigned,
@@ -55,7 +58,6 @@ export {
   resolveRegistryUrl,
   REGISTRY_TOOL_ID,
   registryInProcess,
-  runRegistryAction,
   search,
   seenIndexesPath,
   verifyAnswer,
@@ -63,6 +65,8 @@ export {
   whoami,
   yank,
 } from './client/index.js';
+// The client's action runner, with the executor's verification for pinning a pulled tool.
+export { runRegistryAction } from './run-action.js';
 export type {
   AskedFor,
   IndexCheck,

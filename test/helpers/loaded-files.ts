@@ -18,8 +18,9 @@ export async function load(url, context, next) {
  * Preloaded with --require, so the entry still runs as CommonJS (an --import
  * would load it through the ES module loader): logs every JavaScript file read
  * synchronously (CommonJS modules, and the bodies src/cli/cached-body.ts runs),
- * registers the hook above for ES modules, and logs Node's public built-in
- * modules loaded by the time the process exits.
+ * registers the hook above for ES modules, and logs, by the time the process
+ * exits, the CommonJS modules in require's cache (however Node read them) and
+ * Node's public built-in modules loaded.
  */
 const PRELOAD = `const fs = require('node:fs');
 const read = fs.readFileSync;
@@ -30,6 +31,8 @@ fs.readFileSync = function (path, ...rest) {
 };
 require('node:module').register(${JSON.stringify(`data:text/javascript,${encodeURIComponent(HOOKS)}`)});
 process.on('exit', () => {
+  for (const path of Object.keys(require.cache))
+    fs.appendFileSync(process.env.RYE_TEST_LOAD_LOG, 'cjs ' + path + '\\n');
   for (const m of process.moduleLoadList)
     if (m.startsWith('NativeModule ') && !m.startsWith('NativeModule internal/'))
       fs.appendFileSync(process.env.RYE_TEST_LOAD_LOG, 'builtin ' + m.slice(13) + '\\n');
@@ -47,12 +50,26 @@ export interface LoadedRun {
   readonly modules: readonly string[];
   /** Node's public built-in modules loaded (`fs`, `child_process`, …), this helper's own included. */
   readonly builtins: readonly string[];
+  /**
+   * Every JavaScript file the process loaded, absolute, wherever it is (a
+   * dependency's real path may lie outside the package): the files above, and
+   * every CommonJS module in require's cache at exit.
+   */
+  readonly paths: readonly string[];
 }
 
 /** Run the real `rye` binary and list the files of the package it loaded. */
-export async function ryeLoading(
+export function ryeLoading(
   args: readonly string[],
   options: { env?: NodeJS.ProcessEnv } = {},
+): Promise<LoadedRun> {
+  return nodeLoading([RYE_BIN, ...args], options);
+}
+
+/** Run `node <argv>` and list the files it loaded. */
+export async function nodeLoading(
+  argv: readonly string[],
+  options: { env?: NodeJS.ProcessEnv; cwd?: string } = {},
 ): Promise<LoadedRun> {
   const dir = mkdtempSync(join(tmpdir(), 'rye-load-log-'));
   const log = join(dir, 'loaded.txt');
@@ -61,7 +78,8 @@ export async function ryeLoading(
   try {
     const { code, stdout } = await new Promise<{ code: number; stdout: string }>(
       (resolve, reject) => {
-        const child = spawn(process.execPath, ['--require', preload, RYE_BIN, ...args], {
+        const child = spawn(process.execPath, ['--require', preload, ...argv], {
+          ...(options.cwd === undefined ? {} : { cwd: options.cwd }),
           env: { ...(options.env ?? process.env), RYE_TEST_LOAD_LOG: log },
           stdio: ['ignore', 'pipe', 'inherit'],
         });
@@ -83,11 +101,12 @@ export async function ryeLoading(
     };
     const lines = text.split('\n').filter((line) => line !== '');
     const builtins = lines.filter((l) => l.startsWith('builtin ')).map((l) => l.slice(8));
+    const pathOf = (line: string) =>
+      line.startsWith('esm ') ? fileURLToPath(line.slice(4)) : line.slice(line.indexOf(' ') + 1);
     const files = lines
-      .filter((line) => !line.startsWith('builtin '))
-      .flatMap((line) =>
-        inPackage(line.startsWith('esm ') ? fileURLToPath(line.slice(4)) : line.slice(5)),
-      );
+      .filter((line) => line.startsWith('esm ') || line.startsWith('read '))
+      .flatMap((line) => inPackage(pathOf(line)));
+    const paths = lines.filter((line) => !line.startsWith('builtin ')).map(pathOf);
     const modules = lines
       .filter((line) => line.startsWith('esm '))
       .flatMap((line) => inPackage(fileURLToPath(line.slice(4))));
@@ -97,6 +116,7 @@ export async function ryeLoading(
       files: [...new Set(files)],
       modules: [...new Set(modules)],
       builtins: [...new Set(builtins)],
+      paths: [...new Set(paths)],
     };
   } finally {
     rmSync(dir, { recursive: true, force: true });

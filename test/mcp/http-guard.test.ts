@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { checkHttpRequest, httpGuardFor, isLoopbackHost } from '../../src/mcp/index.js';
+import { checkHttpRequest, httpGuardFor, isLoopbackHost } from '../../src/mcp/http-guard.js';
 
 const TOKEN = 'rye_' + 'k'.repeat(43);
 const guard = httpGuardFor('127.0.0.1', 8123, TOKEN);

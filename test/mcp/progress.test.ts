@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { CoalescedProgress, type ProgressUpdate } from '../../src/mcp/index.js';
+import { CoalescedProgress, type ProgressUpdate } from '../../src/mcp/progress.js';
 
 describe('CoalescedProgress', () => {
   let now = 0;

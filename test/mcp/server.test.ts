@@ -5,11 +5,11 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { RyeError } from '../../src/errors/index.js';
 import {
   createRyeMcpServer,
-  internalErrorResult,
   mcpToolDefinitions,
   toCallResult,
   type RyeMcpServer,
 } from '../../src/mcp/index.js';
+import { internalErrorResult } from '../../src/mcp/results.js';
 import { REDACTED_TOKEN, operatorAuthority } from '../../src/capabilities/index.js';
 import type { OperationContext } from '../../src/ops/index.js';
 import { makeCatalogProject, type CatalogProject } from '../helpers/catalog.js';

@@ -27,6 +27,7 @@ const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const PACKAGE = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
   name: string;
   dependencies: Record<string, string>;
+  exports: Record<string, string | Record<string, string>>;
 };
 
 let work: string;
@@ -70,6 +71,14 @@ describe('npm pack', () => {
     // The code caches made by the build (src/cli/cached-body.ts), for the Node that built it.
     expect([...packed].filter((f) => f.endsWith('.cache')).length).toBe(5);
     expect(readFileSync(join(ROOT, 'LICENSE'), 'utf8')).toMatch(/^MIT License\n/);
+  });
+
+  it('packs every file an entry of package.json exports points at', () => {
+    const targets = Object.values(PACKAGE.exports).flatMap((target) =>
+      typeof target === 'string' ? [target] : Object.values(target),
+    );
+    expect(targets.length).toBeGreaterThan(5);
+    for (const target of targets) expect(packed.has(posix.normalize(target)), target).toBe(true);
   });
 
   it('packs no source map whose sources are missing, and no code pointing at a missing map', () => {
