@@ -1,12 +1,34 @@
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
+import { SPAWNING } from './test/lanes/spawning.js';
 
+/** What both lanes share. */
+const common = {
+  testTimeout: 30_000,
+  hookTimeout: 60_000,
+  pool: 'forks' as const,
+  setupFiles: ['test/lanes/spawn-guard.ts'],
+};
+
+/**
+ * Two lanes (docs/development.md): `fast`, every file that starts no process
+ * (`npm run test:fast`), and `spawning`, the files named in
+ * test/lanes/spawning.ts. `vitest run` runs both. The projects do not extend
+ * this config, so its global setup (the build) runs once, not once per lane.
+ */
 const config = defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
     globalSetup: ['test/global-setup.ts'],
-    testTimeout: 30_000,
-    hookTimeout: 60_000,
-    pool: 'forks',
+    projects: [
+      {
+        test: {
+          ...common,
+          name: 'fast',
+          include: ['test/**/*.test.ts'],
+          exclude: [...configDefaults.exclude, ...SPAWNING],
+        },
+      },
+      { test: { ...common, name: 'spawning', include: [...SPAWNING] } },
+    ],
   },
 });
 
