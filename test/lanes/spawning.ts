@@ -67,7 +67,7 @@ export const SPAWNING: readonly string[] = [
   'test/executor/primitives/subprocess.test.ts',
   'test/executor/standard-runtimes.test.ts',
   'test/executor/verify-deps.test.ts',
-  'test/integrity/canonical-json.test.ts',
+  'test/integrity/canonical-json-python.test.ts',
   'test/items/directive/sign-refusals.test.ts',
   'test/mcp/cancel.test.ts',
   'test/mcp/ceiling.test.ts',
