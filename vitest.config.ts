@@ -18,6 +18,13 @@ const common = {
 const config = defineConfig({
   test: {
     globalSetup: ['test/global-setup.ts'],
+    // `npm run coverage`. V8 sees only the test workers: code run in a child
+    // process (the CLI, a tool) counts for nothing here.
+    coverage: {
+      provider: 'v8',
+      include: ['src/**/*.ts'],
+      reporter: ['text-summary', 'html', 'json-summary'],
+    },
     projects: [
       {
         test: {
