@@ -9,8 +9,8 @@
  * ("Two lanes") gives the command that regenerates it.
  */
 export const SPAWNING: readonly string[] = [
-  'test/bundle/bundle-lane.test.ts',
-  'test/bundle/digest-files.test.ts',
+  'test/bundle/bundle-lane-execute.test.ts',
+  'test/bundle/digest-files-fifo.test.ts',
   'test/cli/bundle-create.test.ts',
   'test/cli/bundle.test.ts',
   'test/cli/cap.test.ts',
