@@ -71,6 +71,22 @@ describe('digestFiles()', () => {
   });
 });
 
+describe('digestFiles() buffers', () => {
+  it('grows its read buffer for a file over 64 KiB and still digests the small ones after it', async () => {
+    const dir = join(makeTempSpaces().project, 'sizes');
+    mkdirSync(dir, { recursive: true });
+    const big = 'x'.repeat(200 * 1024);
+    writeFileSync(join(dir, 'big'), big);
+    writeFileSync(join(dir, 'small'), 'ok');
+    const digests = await digestFiles([join(dir, 'small'), join(dir, 'big'), join(dir, 'small')]);
+    expect([0, 1, 2].map((i) => digests.at(i))).toEqual([
+      { kind: 'digest', sha256: sha('ok'), size: 2 },
+      { kind: 'digest', sha256: sha(big), size: big.length },
+      { kind: 'digest', sha256: sha('ok'), size: 2 },
+    ]);
+  });
+});
+
 describe('Digests.allEqual()', () => {
   it('is true only when every file was read and every digest is the one expected', async () => {
     const spaces = makeTempSpaces();
