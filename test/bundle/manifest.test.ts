@@ -154,6 +154,21 @@ describe('parseManifest() refuses a bad shape, naming it', () => {
       'bundle.includes: must be a list of folder paths',
     ],
     [manifest('  a/b.txt: 5\n'), 'files["a/b.txt"]: must be a map {sha256, inline_signed}'],
+    [
+      manifest(
+        entry('a/b.txt'),
+        BUNDLE.replace("entrypoint: ''", 'entrypoint: {item_type: tool, item_id: 5}'),
+      ),
+      'bundle.entrypoint.item_id: must be a string',
+    ],
+    [
+      manifest(entry('a/b.txt'), `${BUNDLE}  includes: ['../up', 7]\n`),
+      'bundle.includes[0]: path "../up" is refused: it has a ".." segment',
+    ],
+    [
+      manifest(entry('a/b.txt'), `${BUNDLE}  includes: [app, app]\n`),
+      'bundle.includes[1]: "app" is listed twice (first as "app")',
+    ],
   ])('%j', (text, issue) => {
     expect(issuesOf(text)).toContain(issue);
   });
