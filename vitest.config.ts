@@ -24,6 +24,13 @@ const config = defineConfig({
       provider: 'v8',
       include: ['src/**/*.ts'],
       reporter: ['text-summary', 'html', 'json-summary'],
+      // Every branch of the trust path: hashing, signing and verification, the
+      // lockfile that pins a chain, and the bundle manifests.
+      thresholds: {
+        'src/integrity/**': { branches: 100 },
+        'src/lockfile/**': { branches: 100 },
+        'src/bundle/**': { branches: 100 },
+      },
     },
     projects: [
       {
