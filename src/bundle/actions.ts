@@ -114,7 +114,8 @@ export function reportJson(report: BundleReport): BundlerResult {
     ? `Bundle ${report.bundleId} verified: ${f.ok.length} files`
     : report.manifest.ok
       ? `Cannot verify bundle ${report.bundleId}: ${problems.join(', ')}`
-      : `Cannot verify bundle ${report.bundleId}: its manifest failed (${report.manifest.code ?? 'unknown'})`;
+      : // A failed manifest check always has its code.
+        `Cannot verify bundle ${report.bundleId}: its manifest failed (${report.manifest.code as string})`;
   const { badSignature, ...rest } = report.counts;
   return {
     ok: report.ok,

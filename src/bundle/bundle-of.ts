@@ -86,11 +86,15 @@ export async function findBundlesFor(
   const listed = (await listManifestPaths(spaces)).filter((b) => holding.has(b.space));
   for (const space of SPACE_NAMES) {
     for (const b of listed.filter((l) => l.space === space)) {
-      if (options.skipUnrelated === true && !mayCover(b, holding.get(space) ?? '')) continue;
+      // `listed` holds only the spaces in `holding`.
+      const held = holding.get(space) as string;
+      if (options.skipUnrelated === true && !mayCover(b, held)) continue;
       let verified: VerifiedManifest;
       try {
         verified = await verifiedManifest(b.path, options.trust, cache, b.space);
       } catch (error) {
+        // Defensive: verifiedManifest throws only RyeErrors; a bug must not read as a refusal.
+        /* v8 ignore if */
         if (!isRyeError(error)) throw error;
         refused.push({
           bundleId: b.bundleId,
@@ -102,6 +106,8 @@ export async function findBundlesFor(
         continue;
       }
       const rel = relativeInside(verified.baseDir, target);
+      // Defensive: the manifest's base is this space's real base folder, which holds the file.
+      /* v8 ignore if */
       if (!rel) continue;
       const entry = verified.manifest.files.get(rel);
       // Includes passed manifestPathProblem: never empty, never a trailing `/`.

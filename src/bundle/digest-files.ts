@@ -79,11 +79,9 @@ export async function digestFiles(
         bytes += read.length;
       }
     } catch (error) {
-      const code = (error as NodeJS.ErrnoException).code;
-      failures.set(i, {
-        errno: typeof code === 'string' ? code : null,
-        message: error instanceof Error ? error.message : String(error),
-      });
+      // node:fs and the regular-file check throw Errors.
+      const { code, message } = error as NodeJS.ErrnoException;
+      failures.set(i, { errno: typeof code === 'string' ? code : null, message });
     } finally {
       if (fd !== -1) closeSync(fd);
     }

@@ -42,6 +42,8 @@ export async function readFolderClaims(spaces: Spaces, bundleId: string): Promis
       const text = decodeText(await readFileCapped(other.path, MAX_MANIFEST_BYTES), other.path);
       includes = parseManifest(text, other.path).bundle.includes;
     } catch (error) {
+      // Defensive: readFileCapped, decodeText and parseManifest throw only RyeErrors.
+      /* v8 ignore if */
       if (!isRyeError(error)) throw error;
       continue;
     }

@@ -142,8 +142,10 @@ export async function findForeignFile(
       if (code === 'ENOENT' || code === 'ENOTDIR') continue;
       throw unreadable(absolute, error);
     }
-    entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-    for (const entry of entries) {
+    // In name order (UTF-16, the default sort): the first foreign file named is stable.
+    const byName = new Map(entries.map((entry) => [entry.name, entry]));
+    for (const name of [...byName.keys()].sort()) {
+      const entry = byName.get(name) as Dirent;
       if (entry.isDirectory()) continue;
       const path = `${folder}/${entry.name}`;
       const bytes = owned.get(path);

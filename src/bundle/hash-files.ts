@@ -12,6 +12,7 @@ import {
   sha256Hasher,
   sha256Hex,
   signatureFormatFor,
+  type SignatureFormat,
 } from '../integrity/index.js';
 import { RyeError } from '../errors/index.js';
 import { MAX_ITEM_BYTES, decodeText, readOpenFileSync } from '../platform/index.js';
@@ -37,8 +38,8 @@ export type ProgressFn = (done: number, total: number, bytes?: number) => void;
  * How bundle files are opened for hashing: never through a final link
  * (ELOOP), and a FIFO cannot block the read (O_NONBLOCK).
  */
-export const READ_NO_FOLLOW =
-  constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0);
+// A flag the platform lacks (Windows: both) is undefined, which `|` reads as 0.
+export const READ_NO_FOLLOW = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK;
 
 /** Files read at once: enough to keep the thread pool and the disk busy. */
 export const READ_CONCURRENCY = 32;
@@ -84,6 +85,8 @@ async function streamDigest(absolutePath: string): Promise<ReadDigest> {
     throw withErrno(absolutePath, error);
   }
   try {
+    // Defensive: readDigestSync saw a regular file; only a swap between the two opens gets here.
+    /* v8 ignore if */
     if (!(await handle.stat()).isFile()) throw new Error('not a regular file');
     const hash = sha256Hasher();
     let size = 0;
@@ -199,8 +202,8 @@ export function itemTypeOfPath(path: string): ItemType | undefined {
 export function hasInlineSignature(path: string, bytes: Uint8Array): boolean {
   const type = itemTypeOfPath(path);
   if (type === undefined) return false;
-  const format = signatureFormatFor(type, path.slice(path.lastIndexOf('.')));
-  if (format === undefined) return false;
+  // Every item extension has a signature format.
+  const format = signatureFormatFor(type, path.slice(path.lastIndexOf('.'))) as SignatureFormat;
   let text: string;
   try {
     text = normalizeNewlines(decodeText(bytes, path));
@@ -216,10 +219,10 @@ export function hasInlineSignature(path: string, bytes: Uint8Array): boolean {
   }
 }
 
+/** FILE_UNREADABLE for what node:fs (or the regular-file check) threw: always an Error. */
 function withErrno(path: string, error: unknown): RyeError {
-  if (error instanceof RyeError) return error;
-  const errno = (error as NodeJS.ErrnoException).code ?? null;
-  return unreadableFile(path, errno, error instanceof Error ? error.message : String(error), error);
+  const { code, message } = error as NodeJS.ErrnoException;
+  return unreadableFile(path, code ?? null, message, error);
 }
 
 /** FILE_UNREADABLE for a file: `details.errno` is the error's code (null when it had none). */

@@ -24,27 +24,29 @@ export interface InlineFailure {
 
 /**
  * Why the inline signature of `rel` (a project-relative bundle path) does not
- * verify against `trust`, or undefined when it does. `bytes` is null for a
- * file too large to be an item. The signing key must be trusted for the
- * item's id and type (restricted keys). Never throws for bad content.
+ * verify against `trust`, or undefined when it does: `bytes` are the bytes
+ * hashed (both callers read an inline-signed file whole). The signing key
+ * must be trusted for the item's id and type (restricted keys). Never throws
+ * for bad content.
  */
 export async function inlineSignatureFailure(
   rel: string,
-  bytes: Buffer | null,
+  bytes: Buffer,
   trust: TrustSet,
 ): Promise<InlineFailure | undefined> {
   const itemType = itemTypeOfPath(rel);
-  if (itemType === undefined || bytes === null) {
-    const why = bytes === null ? 'it is larger than any item' : 'it is not an item file';
+  if (itemType === undefined) {
     return {
       code: 'INTEGRITY_UNSIGNED',
-      message: `Cannot verify ${rel}: ${why}, so it cannot carry an inline signature`,
+      message: `Cannot verify ${rel}: it is not an item file, so it cannot carry an inline signature`,
     };
   }
   let text: string;
   try {
     text = decodeText(bytes, rel);
   } catch (error) {
+    // Defensive: decodeText throws only RyeErrors (FILE_BINARY).
+    /* v8 ignore if */
     if (!isRyeError(error)) throw error;
     return { code: error.code, message: error.message };
   }
@@ -55,16 +57,14 @@ export async function inlineSignatureFailure(
     path: rel,
     subject: { itemId: itemIdOfPath(rel, itemType), itemType },
   });
-  return result.ok
-    ? undefined
-    : { code: result.code ?? 'INTEGRITY_BAD_SIGNATURE', message: result.message };
+  // A failed verdict always has its code.
+  return result.ok ? undefined : { code: result.code as ErrorCode, message: result.message };
 }
 
-/** The id of `.ai/<type folder>/<id><ext>` (a bundle path that itemTypeOfPath typed). */
+/** The id of `.ai/<type folder>/<id><ext>` (a bundle path that itemTypeOfPath typed: it has an extension). */
 function itemIdOfPath(rel: string, itemType: ItemType): string {
   const inside = rel.slice(`.ai/${ITEM_FOLDERS[itemType]}/`.length);
-  const dot = inside.lastIndexOf('.');
-  return dot > inside.lastIndexOf('/') ? inside.slice(0, dot) : inside;
+  return inside.slice(0, inside.lastIndexOf('.'));
 }
 
 /** A file a manifest would list whose inline signature does not verify. */
@@ -92,7 +92,8 @@ export async function assertInlineSignatures(
 ): Promise<void> {
   const signed = files.filter((f) => f.inlineSigned);
   const checked = await mapLimit(signed, READ_CONCURRENCY, async (file) => {
-    const failure = await inlineSignatureFailure(file.path, file.signedBytes ?? null, trust);
+    // hashFiles keeps the bytes of every inline-signed file (keepSignedBytes).
+    const failure = await inlineSignatureFailure(file.path, file.signedBytes as Buffer, trust);
     return failure === undefined ? undefined : { path: file.path, ...failure };
   });
   const failures = checked.filter((f): f is InlineRefusal => f !== undefined);

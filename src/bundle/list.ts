@@ -90,6 +90,8 @@ async function summarize(
     }
     return { version: manifest.bundle.version, fileCount: manifest.files.size };
   } catch (error) {
+    // Defensive: readFileCapped, decodeText and parseManifest throw only RyeErrors.
+    /* v8 ignore if */
     if (!isRyeError(error)) throw error;
     return { error: { code: error.code, message: error.message } };
   }

@@ -1,12 +1,13 @@
 import { realpath } from 'node:fs/promises';
 import { join, resolve, sep } from 'node:path';
-import { RyeError } from '../errors/index.js';
+import { RyeError, type ErrorCode } from '../errors/index.js';
 import {
   TrustedCache,
   sha256Hex,
   verdictReason,
   verifyText,
   type TrustSet,
+  type TrustedKey,
   type VerifySubject,
 } from '../integrity/index.js';
 import type { SpaceName } from '../items/index.js';
@@ -120,10 +121,11 @@ export async function verifiedManifest(
       path: abs,
       subject,
     });
-    if (!result.ok || result.fingerprint === null) {
+    if (!result.ok) {
       const { verdict, fingerprint, contentHash: expected, actualHash: actual } = result;
       throw new RyeError(
-        result.code ?? 'INTERNAL_ERROR',
+        // A failed verdict always has its code.
+        result.code as ErrorCode,
         `Cannot use bundle manifest ${abs}: ${verdictReason(result)}`,
         { path: abs, verdict, fingerprint, expected, actual },
       );
@@ -139,11 +141,13 @@ export async function verifiedManifest(
         { path: abs, bundleId: manifest.bundle.id },
       );
     }
+    // An ok verdict names its key, which is in `trust`, and that key's owner.
+    const fingerprint = result.fingerprint as string;
     entry = {
       manifest,
-      fingerprint: result.fingerprint,
-      signer: result.signer ?? '',
-      publicKeyPem: trust.get(result.fingerprint)?.publicKeyPem ?? '',
+      fingerprint,
+      signer: result.signer as string,
+      publicKeyPem: (trust.get(fingerprint) as TrustedKey).publicKeyPem,
     };
     cache.remember(key, entry);
   }
@@ -176,7 +180,8 @@ export function bundleIdOfPath(abs: string): string | null {
 /** The real `<base>` of `<base>/.ai/bundles/<id>/manifest.yaml`, or a refusal. */
 async function baseOf(abs: string, bundleId: string, placeId: string | null): Promise<string> {
   const suffix = join('.ai', 'bundles', ...bundleId.split('/'), 'manifest.yaml');
-  const base = abs.endsWith(`${sep}${suffix}`) ? abs.slice(0, -suffix.length - 1) || sep : null;
+  // With its trailing separator (`/` for a manifest at the root): realpath drops it.
+  const base = abs.endsWith(`${sep}${suffix}`) ? abs.slice(0, -suffix.length) : null;
   if (
     base === null ||
     placeId !== bundleId ||

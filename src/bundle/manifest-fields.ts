@@ -152,7 +152,9 @@ function checkedFiles<E>(
   }
   // A manifest rye wrote is in order already: checking costs one pass, sorting many.
   for (let i = 1; i < entries.length; i += 1) {
-    if (comparePaths(entries[i - 1]?.[0] ?? '', entries[i]?.[0] ?? '') > 0) {
+    const [previous] = entries[i - 1] as [string, ManifestEntry];
+    const [path] = entries[i] as [string, ManifestEntry];
+    if (comparePaths(previous, path) > 0) {
       entries.sort((a, b) => comparePaths(a[0], b[0]));
       break;
     }
@@ -187,10 +189,9 @@ function wording(problem: FieldProblem): string {
       return `${show('actual' in problem ? problem.actual : undefined)} is not ${problem.label ?? (problem.expected === 'boolean' ? 'true or false' : 'a string')}`;
     case 'not_one_of':
       return `${show(problem.actual)} is not one of ${String(problem.allowed)}`;
-    case 'invalid':
-      return problem.why;
     default:
-      return problem.kind;
+      // `invalid`: the reads here set no rule that reports another kind (no caps, no non-empty).
+      return (problem as Extract<FieldProblem, { kind: 'invalid' }>).why;
   }
 }
 
@@ -218,8 +219,9 @@ function itemIdProblem(id: string): string | undefined {
 
 // Not platform's messageOf: that one prefixes an error's `code`, and a RyeError
 // (ITEM_ID_INVALID) or a YAMLError has one; issues quote the message alone.
+// Its callers pass what parseItemId and the YAML library throw: Errors.
 export function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
+  return (error as Error).message;
 }
 
 /** A short, printable rendering of an untrusted value for messages. */

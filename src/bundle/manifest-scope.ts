@@ -32,6 +32,8 @@ export function manifestScopeProblem(
     bundleRoots(bundleId, includes);
     itemRoots = bundleItemRoots(bundleId);
   } catch (error) {
+    // Defensive: bundleRoots and bundleItemRoots throw only RyeErrors.
+    /* v8 ignore if */
     if (!isRyeError(error)) throw error;
     return `it declares a bad folder (${error.message})`;
   }

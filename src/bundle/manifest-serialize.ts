@@ -50,11 +50,9 @@ export function serializeManifestWith(
   options: { readonly fast?: boolean } = {},
 ): string {
   const { bundle } = manifest;
-  const rows: [string, ManifestEntry][] = [];
-  for (const path of [...manifest.files.keys()].sort(comparePaths)) {
-    const entry = manifest.files.get(path);
-    if (entry !== undefined) rows.push([path, entry]);
-  }
+  const rows: [string, ManifestEntry][] = [...manifest.files].sort(([a], [b]) =>
+    comparePaths(a, b),
+  );
   const bundleBody = {
     id: bundle.id,
     version: bundle.version,

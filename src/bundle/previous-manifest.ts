@@ -29,6 +29,8 @@ export async function readPreviousManifest(path: string): Promise<PreviousManife
     text = await readTextFile(path, MAX_MANIFEST_BYTES);
     return { text, manifest: parseManifest(text, path), problem: null };
   } catch (error) {
+    // Defensive: readTextFile and parseManifest throw only RyeErrors.
+    /* v8 ignore if */
     if (!isRyeError(error)) throw error;
     return { text, manifest: null, problem: error.message };
   }

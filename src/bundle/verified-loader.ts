@@ -1,6 +1,6 @@
 import { lstat, realpath } from 'node:fs/promises';
 import { extname, join, resolve } from 'node:path';
-import { RyeError, isRyeError } from '../errors/index.js';
+import { RyeError } from '../errors/index.js';
 import {
   DEFAULT_SIGNATURE_FORMATS,
   hexDigestsEqual,
@@ -164,16 +164,17 @@ function inlineOutcome(
   let text: string;
   try {
     text = decodeText(bytes, real);
-  } catch (error) {
-    if (isRyeError(error, 'FILE_BINARY')) return undefined;
-    throw error;
+  } catch {
+    return undefined; // FILE_BINARY, the only error decodeText throws
   }
   const { trust } = options;
   const subject = { itemId: toolId, itemType: 'tool' as const };
   const r = verifyText(text, { itemType: 'tool', extension, trust, path: real, formats, subject });
   if (r.ok && r.contentHash !== null && r.fingerprint !== null) {
     const { contentHash, fingerprint } = r;
-    return { via: 'inline', path: real, sha256, contentHash, fingerprint, signer: r.signer ?? '' };
+    // An ok verdict names the owner of its key.
+    const signer = r.signer as string;
+    return { via: 'inline', path: real, sha256, contentHash, fingerprint, signer };
   }
   if (r.code === null || !r.code.startsWith('INTEGRITY_') || r.code === 'INTEGRITY_UNSIGNED')
     return undefined;
@@ -192,7 +193,8 @@ async function underToolsRoot(spaces: Spaces, real: string): Promise<string | un
 
 /** The id-shaped path of a file under a tools root: relative, `/`-separated, without extension. */
 function idUnder(root: string, real: string): string {
-  const rel = relativeInside(root, real) ?? '';
+  // underToolsRoot found `real` strictly inside `root`.
+  const rel = relativeInside(root, real) as string;
   const dot = rel.lastIndexOf('.');
   return dot > rel.lastIndexOf('/') ? rel.slice(0, dot) : rel;
 }

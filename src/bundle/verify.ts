@@ -4,7 +4,7 @@
  * files that joined the bundle's folders since it was signed.
  */
 import { existsSync, realpathSync } from 'node:fs';
-import { sep } from 'node:path';
+import { join, sep } from 'node:path';
 import { RyeError, isRyeError, type ErrorCode } from '../errors/index.js';
 import {
   hexDigestsEqual,
@@ -96,6 +96,8 @@ export async function verifyBundle(input: VerifyBundleInput): Promise<BundleRepo
   try {
     text = decodeText(bytes, path);
   } catch (error) {
+    // Defensive: decodeText throws only RyeErrors; a bug must not become a verdict.
+    /* v8 ignore if */
     if (!isRyeError(error)) throw error;
     return report(
       {
@@ -182,9 +184,9 @@ async function checkListedFiles(
   const plain = { rels: [] as string[], absolutes: [] as string[], sha256s: [] as string[] };
   const signed: ListedFile[] = [];
   // Listed paths passed the path rule (no empty, `.` or `..` segment): joined as they are.
-  const prefix = base.endsWith(sep) ? base : base + sep;
+  const prefix = join(base, sep);
   listed.forEach((entry, rel) => {
-    const absolute = prefix + (sep === '/' ? rel : rel.split('/').join(sep));
+    const absolute = prefix + rel.replaceAll('/', sep);
     // A folder on the way was swapped for a link: the path no longer names a
     // file of this bundle, whatever its bytes are.
     if (throughLink(absolute))
@@ -261,13 +263,19 @@ export function assertBundleOk(report: BundleReport): void {
   const { bundleId, manifest, files } = report;
   if (!manifest.ok) {
     throw new RyeError(
-      manifest.code ?? 'BUNDLE_VERIFY_FAILED',
+      // A failed check always has its code.
+      manifest.code as ErrorCode,
       `Cannot verify bundle ${bundleId}: its manifest did not verify (${manifest.message})`,
       { report },
     );
   }
-  const first =
-    files.tampered[0]?.path ?? files.missing[0] ?? files.badSignature[0]?.path ?? files.unlisted[0];
+  // One list at least is not empty: the report is not ok, and its manifest is.
+  const first = [
+    files.tampered[0]?.path,
+    files.missing[0],
+    files.badSignature[0]?.path,
+    files.unlisted[0],
+  ].find((path) => path !== undefined);
   const parts = [
     [files.tampered.length, 'changed'],
     [files.missing.length, 'missing'],
@@ -280,7 +288,7 @@ export function assertBundleOk(report: BundleReport): void {
     .join(', ');
   throw new RyeError(
     'BUNDLE_VERIFY_FAILED',
-    `Cannot verify bundle ${bundleId}: files ${summary} (first: ${first ?? '?'})`,
+    `Cannot verify bundle ${bundleId}: files ${summary} (first: ${first})`,
     { report },
   );
 }
@@ -318,9 +326,11 @@ async function checkFile(
     // The bytes are kept only to check an inline signature on exactly them.
     read = await readDigest(file.absolute, { keepBytes: entry.inlineSigned });
   } catch (error) {
+    // Defensive: readDigest throws only FILE_UNREADABLE (with its errno, or null).
+    /* v8 ignore if */
     if (!isRyeError(error, 'FILE_UNREADABLE')) throw error;
-    const errno = error.details['errno'] as string | null | undefined;
-    recordUnreadable(file, errno ?? null, error.message, files, error);
+    const errno = error.details['errno'] as string | null;
+    recordUnreadable(file, errno, error.message, files, error);
     return;
   }
   if (!recordDigest(file, read, files, counted)) return;

@@ -54,14 +54,14 @@ export function formatPythonFloat(value: number): string {
   const sign = value < 0 ? '-' : '';
   // Number#toString yields the shortest round-trip digits with the nearest-then-
   // even tie rule (ECMA-262 Number::toString), the same digits as Python's repr.
+  // A finite non-zero number always prints in this form.
   const match = /^(\d+)(?:\.(\d+))?(?:e([-+]\d+))?$/.exec(String(Math.abs(value)));
-  if (match === null) throw new Error(`unexpected number form ${String(value)}`);
-  const [, whole = '', fraction = '', exponent = '0'] = match;
-  let digits = whole + fraction;
-  let pointAt = whole.length + Number(exponent); // digits before the decimal point
-  const leadingZeros = /^0*/.exec(digits)?.[0].length ?? 0;
-  digits = digits.slice(leadingZeros).replace(/0+$/, '');
-  pointAt -= leadingZeros;
+  const [, whole = '', fraction = '', exponent = '0'] = match as RegExpExecArray;
+  const allDigits = whole + fraction;
+  const significant = allDigits.replace(/^0+/, '');
+  // Digits before the decimal point, once the leading zeros are gone.
+  const pointAt = whole.length + Number(exponent) - (allDigits.length - significant.length);
+  const digits = significant.replace(/0+$/, '');
   const sciExponent = pointAt - 1;
   if (sciExponent < -4 || sciExponent >= 16) {
     const mantissa = digits.length > 1 ? `${digits[0]}.${digits.slice(1)}` : digits;
@@ -86,7 +86,8 @@ export function compareCodePoints(a: string, b: string): number {
   // A shared high surrogate just before the difference belongs to the code point
   // that differs when either side continues it with a low surrogate.
   if (i > 0 && isHighSurrogate(a.charCodeAt(i - 1)) && (isLow(a, i) || isLow(b, i))) i--;
-  return (a.codePointAt(i) ?? 0) - (b.codePointAt(i) ?? 0);
+  // i < shorter: both strings have a code unit there.
+  return (a.codePointAt(i) as number) - (b.codePointAt(i) as number);
 }
 
 function isHighSurrogate(code: number): boolean {

@@ -95,6 +95,8 @@ export function tryParseJsonAst(text: string, source: string): JsonNode | undefi
   try {
     return parseJsonAst(text, source);
   } catch (error) {
+    // Defensive: the parser throws only RyeErrors; anything else is a bug to surface.
+    /* v8 ignore else */
     if (error instanceof RyeError) return undefined;
     throw error;
   }
@@ -337,9 +339,9 @@ function lineColumn(text: string, offset: number): { line: number; column: numbe
   return { line, column: [...before.slice(lineStart)].length + 1 };
 }
 
+/** The character at `pos`, quoted; callers check first that there is one. */
 function describe(text: string, pos: number): string {
-  const cp = text.codePointAt(pos);
-  return cp === undefined ? 'end of input' : JSON.stringify(String.fromCodePoint(cp));
+  return JSON.stringify(String.fromCodePoint(text.codePointAt(pos) as number));
 }
 
 /**

@@ -114,7 +114,8 @@ function parsedPublicKey(publicKeyPem: string): PublicKeyInfo {
   if (key.asymmetricKeyType !== 'ed25519') {
     throw new RyeError(
       'KEY_INVALID',
-      `Cannot use public key: expected Ed25519, got ${key.asymmetricKeyType ?? 'unknown'}`,
+      // A key read from PEM is asymmetric: its type is always set.
+      `Cannot use public key: expected Ed25519, got ${key.asymmetricKeyType}`,
       { keyType: key.asymmetricKeyType },
     );
   }
@@ -141,7 +142,7 @@ export function parsePrivateKey(privateKeyPem: string): KeyObject {
   if (key.asymmetricKeyType !== 'ed25519') {
     throw new RyeError(
       'KEY_INVALID',
-      `Cannot use private key: expected Ed25519, got ${key.asymmetricKeyType ?? 'unknown'}`,
+      `Cannot use private key: expected Ed25519, got ${key.asymmetricKeyType}`,
       { keyType: key.asymmetricKeyType },
     );
   }

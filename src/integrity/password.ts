@@ -1,4 +1,5 @@
-import { randomBytes, scrypt, timingSafeEqual } from 'node:crypto';
+import { randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from 'node:crypto';
+import { promisify } from 'node:util';
 import { sha256Hex } from './hash.js';
 
 /**
@@ -16,15 +17,14 @@ const MAX_N = 1 << 20;
 const MAX_RP = 64;
 const B64 = /^[A-Za-z0-9+/]+={0,2}$/;
 
+const scryptAsync = promisify<string, Buffer, number, ScryptOptions, Buffer>(scrypt);
+
 function derive(password: string, salt: Buffer, n: number, r: number, p: number, length: number) {
-  return new Promise<Buffer>((resolve, reject) => {
-    scrypt(
-      password.normalize('NFC'),
-      salt,
-      length,
-      { N: n, r, p, maxmem: 256 * n * r + 1024 * 1024 },
-      (error, key) => (error === null ? resolve(key) : reject(error)),
-    );
+  return scryptAsync(password.normalize('NFC'), salt, length, {
+    N: n,
+    r,
+    p,
+    maxmem: 256 * n * r + 1024 * 1024,
   });
 }
 
@@ -42,8 +42,16 @@ export async function hashPassword(password: string): Promise<string> {
 export async function verifyPassword(password: string, stored: string): Promise<boolean> {
   const parts = stored.split('$');
   if (parts.length !== 6 || parts[0] !== 'scrypt') return false;
-  const [n, r, p] = [Number(parts[1]), Number(parts[2]), Number(parts[3])];
-  const [salt, hash] = [parts[4] ?? '', parts[5] ?? ''];
+  // Six parts, checked above.
+  const [, nText, rText, pText, salt, hash] = parts as [
+    string,
+    string,
+    string,
+    string,
+    string,
+    string,
+  ];
+  const [n, r, p] = [Number(nText), Number(rText), Number(pText)];
   const powerOfTwo = Number.isInteger(n) && n > 1 && n <= MAX_N && (n & (n - 1)) === 0;
   if (!powerOfTwo || !smallInt(r) || !smallInt(p)) return false;
   if (!B64.test(salt) || !B64.test(hash)) return false;

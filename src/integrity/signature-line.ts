@@ -22,9 +22,15 @@ const PAYLOAD_RE =
 export function tryParseSignaturePayload(payload: string): SignatureFields | undefined {
   const m = PAYLOAD_RE.exec(payload);
   if (m === null) return undefined;
-  const [, timestamp, contentHash, signature, fingerprint, provenance] = m;
-  if (timestamp === undefined || contentHash === undefined) return undefined;
-  if (signature === undefined || fingerprint === undefined) return undefined;
+  // Only the provenance group is optional: a match has the other four.
+  const [, timestamp, contentHash, signature, fingerprint, provenance] = m as unknown as [
+    string,
+    string,
+    string,
+    string,
+    string,
+    string | undefined,
+  ];
   return { timestamp, contentHash, signature, fingerprint, provenance: provenance ?? null };
 }
 

@@ -33,7 +33,7 @@ export function parseTrustToml(text: string, source: string): TrustedKey {
   } catch (error) {
     throw new RyeError(
       'TRUST_FILE_INVALID',
-      `Cannot parse trusted key ${source}: ${(error as Error).message.split('\n')[0] ?? ''}`,
+      `Cannot parse trusted key ${source}: ${(error as Error).message.replace(/\n[^]*$/, '')}`,
       { source },
       { cause: error },
     );

@@ -30,12 +30,10 @@ export function trustSetOf(keys: Iterable<TrustedKey>): TrustSet {
   const set = new Map<string, TrustedKey>();
   for (const key of keys) {
     const first = set.get(key.fingerprint);
+    const scopes = key.scopes ?? [];
     if (first === undefined) set.set(key.fingerprint, key);
-    else if ((key.scopes?.length ?? 0) > 0)
-      set.set(key.fingerprint, {
-        ...first,
-        scopes: [...(first.scopes ?? []), ...(key.scopes ?? [])],
-      });
+    else if (scopes.length > 0)
+      set.set(key.fingerprint, { ...first, scopes: [...(first.scopes ?? []), ...scopes] });
   }
   return set;
 }

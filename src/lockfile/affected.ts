@@ -3,6 +3,7 @@ import type { SpaceName, Spaces } from '../items/index.js';
 import { relativeInside } from '../platform/index.js';
 import { lockedSpace } from './check.js';
 import { listLockfiles } from './store.js';
+import type { LockedElement } from './types.js';
 
 /** A lockfile that pins something just re-signed: its next run reports LOCKFILE_STALE. */
 export interface AffectedLockfile {
@@ -33,7 +34,8 @@ export async function lockfilesAffectedBy(
       continue;
     }
     const deps = lockfile.verifiedDeps;
-    const rootSpace = lockedSpace(lockfile.resolvedChain[0]?.space ?? '');
+    // A parsed chain has 1 to 10 elements.
+    const rootSpace = lockedSpace((lockfile.resolvedChain[0] as LockedElement).space);
     if (deps === undefined || rootSpace === null) continue;
     const base = join(spaces[rootSpace], deps.anchorPath);
     const dep = signed

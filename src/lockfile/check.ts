@@ -101,6 +101,8 @@ export async function checkChainPins(
     try {
       ({ path, extension } = await resolveItem(spaces, 'tool', element.itemId, [space]));
     } catch (error) {
+      // Defensive: resolveItem throws only RyeErrors; a bug must not read as a mismatch.
+      /* v8 ignore if */
       if (!isRyeError(error)) throw error;
       out.push({
         ...base,

@@ -7,6 +7,7 @@ import {
   type FieldProblem,
   type FieldSource,
   type JsonObject,
+  type StringRule,
 } from '../platform/index.js';
 import { relativePathProblem, versionProblem } from './paths.js';
 import type { LockedElement, LockedRoot, Lockfile, VerifiedDeps } from './types.js';
@@ -45,11 +46,11 @@ export function parseLockfile(text: string, source: string): Lockfile {
   try {
     node = parseJsonAst(text, source);
   } catch (error) {
+    // Defensive: the JSON parser throws only RyeErrors; anything else is a bug to surface.
+    /* v8 ignore if */
     if (!isRyeError(error)) throw error;
-    const prefix = `Cannot parse JSON in ${source}: `;
-    const why = error.message.startsWith(prefix)
-      ? error.message.slice(prefix.length)
-      : error.message;
+    // Its messages all open with this; the issue is the rest.
+    const why = error.message.replace(`Cannot parse JSON in ${source}: `, '');
     throw invalid(source, [why], error);
   }
   if (node.type !== 'object') throw invalid(source, ['the top level is not a JSON object']);
@@ -204,7 +205,7 @@ class Issues {
   }
 
   string(o: FieldSource | undefined, key: string, at: string, check?: Check): string {
-    return this.nullableString(o, key, at, check, false) ?? '';
+    return this.read.string(o, key, at, rule('required', check)) ?? '';
   }
 
   nullableString(
@@ -212,14 +213,14 @@ class Issues {
     key: string,
     at: string,
     check?: Check,
-    nullable = true,
   ): string | null {
-    const value = this.read.string(o, key, at, {
-      absent: nullable ? 'nullable' : 'required',
-      ...(check === undefined ? {} : { check }),
-    });
+    const value = this.read.string(o, key, at, rule('nullable', check));
     return value === undefined ? '' : value;
   }
+}
+
+function rule(absent: 'required' | 'nullable', check: Check | undefined): StringRule {
+  return check === undefined ? { absent } : { absent, check };
 }
 
 type Check = (value: string) => string | undefined;
@@ -228,13 +229,12 @@ const A: Readonly<Record<string, string>> = { object: 'an object', array: 'an ar
 
 function wording(problem: FieldProblem): string {
   switch (problem.kind) {
-    case 'missing':
-      return 'missing';
     case 'type':
       return `is ${kindOf(problem.actual)}, not ${A[problem.expected] ?? `a ${problem.expected}`}`;
     case 'invalid':
       return problem.why;
     default:
+      // `missing`, and the kinds no read here can report (no caps, no enums).
       return problem.kind;
   }
 }

@@ -51,6 +51,8 @@ export async function findNewerOwnLockfile(
       try {
         ({ text } = await readLockfileAt(candidate.path, toolId, candidate.version));
       } catch (error) {
+        // Defensive: readLockfileAt throws only RyeErrors.
+        /* v8 ignore if */
         if (!isRyeError(error)) throw error;
         continue;
       }

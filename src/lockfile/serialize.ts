@@ -60,6 +60,8 @@ export function serializeLockfile(lockfile: Lockfile): string {
     return text;
   } catch (error) {
     // Only a value outside the Lockfile type (undefined, a bad hash…) gets here.
+    // Defensive: writeJsonSignature and parseLockfile throw only RyeErrors.
+    /* v8 ignore if */
     if (!isRyeError(error)) throw error;
     const issues = error.details['issues'];
     const why = Array.isArray(issues) ? issues.slice(0, 3).join('; ') : error.message;

@@ -128,6 +128,8 @@ export async function listLockfiles(spaces: Spaces): Promise<ListedLockfile[]> {
         const { lockfile, text } = await readLockfileAt(path, toolId, version);
         out.push({ space, path, toolId, version, lockfile, text });
       } catch (error) {
+        // Defensive: lockfileName and readLockfileAt throw only RyeErrors.
+        /* v8 ignore if */
         if (!isRyeError(error)) throw error;
         const { code, message } = error;
         out.push({ space, path, toolId, version, error: { code, message } });

@@ -2,7 +2,13 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createBundle, type CreateBundleInput } from '../../src/bundle/index.js';
-import { parsePublicKey, publicPemOf, signText, type Signer } from '../../src/integrity/index.js';
+import {
+  formatTrustToml,
+  parsePublicKey,
+  publicPemOf,
+  signText,
+  type Signer,
+} from '../../src/integrity/index.js';
 import { makeSigner } from '../helpers/keys.js';
 import { refusal } from '../helpers/refusal.js';
 import { TASK_MANAGER_ID, writeTaskManager } from '../helpers/task-manager.js';
@@ -110,7 +116,45 @@ describe('createBundle() includes', () => {
   });
 });
 
+describe('createBundle() includes that cannot be looked at', () => {
+  it('calls an include below a file missing, and fails on a name the file system refuses', async () => {
+    const f = fixture();
+    const below = await refusal(create(f, { includes: ['task-manager/package.json/x'] }));
+    expect([below.code, below.message]).toEqual([
+      'USAGE_INVALID_ARGUMENT',
+      expect.stringContaining('there is no folder'),
+    ]);
+    const long = await refusal(create(f, { includes: ['a'.repeat(300)] }));
+    expect([long.code, long.message]).toEqual([
+      'FILE_UNREADABLE',
+      expect.stringContaining('ENAMETOOLONG'),
+    ]);
+  });
+});
+
 describe('createBundle() vouches only for items whose inline signature verifies', () => {
+  it('names how many more items fail after the first', async () => {
+    const f = fixture();
+    for (const name of ['dev_server', 'test_runner']) {
+      const tool = join(f.spaces.project, `.ai/tools/apps/task-manager/${name}.py`);
+      writeFileSync(tool, `${readFileSync(tool, 'utf8')}# edited\n`);
+    }
+    const error = await refusal(create(f));
+    expect(error.message).toContain('does not verify (and 1 more)');
+    expect((error.details['failures'] as unknown[]).length).toBe(2);
+  });
+
+  it('checks with the spaces’ trust alone when they already trust the creator', async () => {
+    const f = fixture();
+    const creator = parsePublicKey(publicPemOf(f.signer.privateKey));
+    f.spaces.write(
+      `.ai/trusted_keys/${creator.fingerprint}.toml`,
+      formatTrustToml({ ...creator, owner: 'me', attestation: '' }),
+      f.spaces.user,
+    );
+    expect((await create(f)).status).toBe('created');
+  });
+
   it('refuses a tool edited after signing, naming it, and writes no manifest', async () => {
     const f = fixture();
     const tool = join(f.spaces.project, '.ai/tools/apps/task-manager/dev_server.py');

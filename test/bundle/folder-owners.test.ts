@@ -1,9 +1,30 @@
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { IncomingMessage } from 'node:http';
 import { describe, expect, it } from 'vitest';
-import { foldersReached } from '../../src/bundle/index.js';
-import { generateKeyFiles, readSigner, signText, type Signer } from '../../src/integrity/index.js';
+import {
+  assertFoldersOwned,
+  findForeignFile,
+  foldersReached,
+  readOwnedFiles,
+  type BundleManifest,
+} from '../../src/bundle/index.js';
+import {
+  generateKeyFiles,
+  parsePublicKey,
+  readSigner,
+  sha256Hex,
+  signText,
+  type Signer,
+  type TrustedKey,
+} from '../../src/integrity/index.js';
 import { keyDir } from '../../src/items/index.js';
 import { pullBundle } from '../../src/registry/index.js';
 import { refusal } from '../helpers/refusal.js';
@@ -183,5 +204,95 @@ describe('pullBundle() into a folder holding files the bundle does not own', () 
     const refused = await refusal(pull(c, fake, '1.1.0', true));
     expect(refused.code).toBe('BUNDLE_FOLDER_OCCUPIED');
     expect(refused.details).toMatchObject({ path: '.ai/tools/apps/hello/old.py' });
+  });
+});
+
+describe('readOwnedFiles(), findForeignFile() and assertFoldersOwned()', () => {
+  const trustedKey = (key: ReturnType<typeof makeKey>): TrustedKey => ({
+    ...parsePublicKey(key.publicKeyPem),
+    owner: 'someone',
+    attestation: '',
+    source: null,
+  });
+  const authorKey = makeKey();
+  const stranger = makeKey();
+  const keys = { author: trustedKey(authorKey), stranger: trustedKey(stranger) };
+  const HELLO_PY = '.ai/tools/apps/hello/hello.py';
+
+  /** A project with the installed manifest of bundle `apps`, listing `files` (path → content). */
+  function installed(signer: Signer, files: Record<string, string>, extra = ''): string {
+    const t = clientSpaces().spaces.project;
+    const lines = Object.entries(files).map(([path, body]) => {
+      mkdirSync(dirname(join(t, path)), { recursive: true });
+      writeFileSync(join(t, path), body);
+      return `  ${path}:\n    sha256: ${sha256Hex(body)}\n    inline_signed: false\n`;
+    });
+    const body = `bundle:\n  id: apps\n  version: 1.0.0\n  created_at: '2026-02-11T00:00:00Z'\n  entrypoint: ''\n  description: ''\n  includes: []\nfiles:\n${lines.join('')}${extra}`;
+    const path = join(t, '.ai/bundles/apps/manifest.yaml');
+    mkdirSync(dirname(path), { recursive: true });
+    writeFileSync(path, signText(body, { itemType: 'tool', extension: '.yaml', signer }).text);
+    return t;
+  }
+  const incoming = (paths: string[]): BundleManifest => ({
+    bundle: {
+      id: 'apps',
+      version: '2.0.0',
+      createdAt: '',
+      entrypoint: null,
+      description: '',
+      includes: [],
+    },
+    files: new Map(paths.map((p) => [p, { sha256: 'a'.repeat(64), inlineSigned: false }])),
+  });
+
+  it('owns what an installed manifest of the same author lists, and nothing of another key or out of its lane', async () => {
+    const project = installed(authorKey.signer, { [HELLO_PY]: 'print(1)\n' });
+    const mine = await readOwnedFiles(project, incoming([]), keys.author);
+    expect([...mine]).toEqual([[HELLO_PY, sha256Hex('print(1)\n')]]);
+    expect((await readOwnedFiles(project, incoming([]), keys.stranger)).size).toBe(0);
+    const outOfLane = installed(authorKey.signer, { 'webapp/x.js': 'x\n' });
+    expect((await readOwnedFiles(outOfLane, incoming([]), keys.author)).size).toBe(0);
+  });
+
+  it('takes a plain file or an unsigned item at a listed path as replaceable, but not another key’s item', async () => {
+    const project = clientSpaces().spaces.project;
+    const folder = '.ai/tools/apps/hello';
+    mkdirSync(join(project, folder), { recursive: true });
+    writeFileSync(join(project, folder, 'notes.txt'), 'notes\n');
+    writeFileSync(join(project, folder, 'plain.py'), 'print(1)\n');
+    const owned = new Map([
+      [`${folder}/notes.txt`, null],
+      [`${folder}/plain.py`, null],
+    ]);
+    expect(await findForeignFile(project, [folder], owned, keys.author)).toBeUndefined();
+    writeFileSync(join(project, folder, 'theirs.py'), py('print(2)\n', stranger.signer));
+    owned.set(`${folder}/theirs.py`, null);
+    expect(await findForeignFile(project, [folder], owned, keys.author)).toEqual({
+      path: `${folder}/theirs.py`,
+      folder,
+    });
+  });
+
+  it('skips folders that are missing or files, and fails on one it cannot list', async () => {
+    const project = clientSpaces().spaces.project;
+    writeFileSync(join(project, 'afile'), 'x');
+    const none = new Map<string, string | null>();
+    expect(await findForeignFile(project, ['missing', 'afile'], none, keys.author)).toBeUndefined();
+    symlinkSync(join(project, 'loop'), join(project, 'loop'));
+    await expect(findForeignFile(project, ['loop'], none, keys.author)).rejects.toMatchObject({
+      code: 'FILE_UNREADABLE',
+    });
+  });
+
+  it('checks nothing when nothing is written', async () => {
+    await expect(
+      assertFoldersOwned({
+        project: '/nonexistent',
+        manifest: incoming([]),
+        author: keys.author,
+        paths: [],
+        verb: 'pull',
+      }),
+    ).resolves.toBeUndefined();
   });
 });

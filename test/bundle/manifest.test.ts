@@ -141,6 +141,39 @@ describe('parseManifest() refuses hostile manifests with BUNDLE_MANIFEST_INVALID
   });
 });
 
+describe('parseManifest() refuses a bad shape, naming it', () => {
+  it.each([
+    ['- a list\n', 'the top level must be a map with "bundle" and "files"'],
+    ['plain text\n', 'the top level must be a map with "bundle" and "files"'],
+    [
+      manifest(entry('a/b.txt'), BUNDLE.replace("entrypoint: ''", 'entrypoint: [tool, x]')),
+      'bundle.entrypoint: must be a map {item_type, item_id}, "" or null',
+    ],
+    [
+      manifest(entry('a/b.txt'), `${BUNDLE}  includes: app\n`),
+      'bundle.includes: must be a list of folder paths',
+    ],
+    [manifest('  a/b.txt: 5\n'), 'files["a/b.txt"]: must be a map {sha256, inline_signed}'],
+    [
+      manifest(
+        entry('a/b.txt'),
+        BUNDLE.replace("entrypoint: ''", 'entrypoint: {item_type: tool, item_id: 5}'),
+      ),
+      'bundle.entrypoint.item_id: must be a string',
+    ],
+    [
+      manifest(entry('a/b.txt'), `${BUNDLE}  includes: ['../up', 7]\n`),
+      'bundle.includes[0]: path "../up" is refused: it has a ".." segment',
+    ],
+    [
+      manifest(entry('a/b.txt'), `${BUNDLE}  includes: [app, app]\n`),
+      'bundle.includes[1]: "app" is listed twice (first as "app")',
+    ],
+  ])('%j', (text, issue) => {
+    expect(issuesOf(text)).toContain(issue);
+  });
+});
+
 describe('parseManifest() reads real and legacy manifests', () => {
   it.skipIf(!existsSync(PYTHON_MANIFEST))('keeps every entry of the Python manifest', () => {
     const text = readFileSync(PYTHON_MANIFEST, 'utf8');

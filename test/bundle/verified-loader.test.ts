@@ -226,3 +226,25 @@ describe('verifyDependency()', () => {
     expect(error.code).toBe('INTEGRITY_UNTRUSTED_KEY');
   });
 });
+
+describe('verifyDependency() of files that cannot carry a signature', () => {
+  it('takes a binary or extension-less file in the tool folder through the manifest, by its id-shaped path', async () => {
+    const { t, signer, trust, files } = setup();
+    const binary = `${TOOL_DIR}/model.py`;
+    const bare = `${TOOL_DIR}/Makefile`;
+    t.write(binary, PNG);
+    t.write(bare, 'all:\n');
+    writeManifest(t, signer, { ...files, [binary]: PNG, [bare]: 'all:\n' });
+    for (const path of [binary, bare]) {
+      expect(await verifyDependency(join(t.project, path), { spaces: t, trust })).toMatchObject({
+        via: 'manifest',
+        bundleId: BUNDLE,
+      });
+    }
+    t.write(`${TOOL_DIR}/Other`, 'x\n');
+    expect(
+      (await refusal(verifyDependency(join(t.project, `${TOOL_DIR}/Other`), { spaces: t, trust })))
+        .code,
+    ).toBe('BUNDLE_FILE_UNAUTHENTICATED');
+  });
+});

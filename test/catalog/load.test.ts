@@ -12,8 +12,9 @@ import {
 } from '../helpers/catalog.js';
 import { makeSigner } from '../helpers/keys.js';
 import { refusal } from '../helpers/refusal.js';
+import { VECTORS_DIR } from '../helpers/vectors.js';
 
-const VECTORS = join(import.meta.dirname, '../../../shared/vectors/synthetic/files/.ai');
+const VECTORS = join(VECTORS_DIR, 'synthetic/files/.ai');
 
 const deny = (verb: string, type: string, id: string): never => {
   throw new RyeError('USAGE_INVALID_ARGUMENT', `denied ${verb} ${type} ${id}`, { verb, type, id });

@@ -18,8 +18,9 @@ import {
   type CatalogProject,
 } from '../helpers/catalog.js';
 import { makeSigner } from '../helpers/keys.js';
+import { VECTORS_DIR } from '../helpers/vectors.js';
 
-const VECTORS = join(import.meta.dirname, '../../../shared/vectors/synthetic/files/.ai');
+const VECTORS = join(VECTORS_DIR, 'synthetic/files/.ai');
 
 const find = (p: CatalogProject, query: string): Promise<SearchResult[]> =>
   searchItems({ ...p.scope, query, visible: () => true, limit: 100 });

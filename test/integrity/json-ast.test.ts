@@ -62,3 +62,31 @@ describe('parseJsonAst() on hostile 1 MB texts', () => {
     expect(canonical.indexOf(`"${prefix}0"`)).toBeLessThan(canonical.indexOf(`"${prefix}1"`));
   });
 });
+
+describe('parseJsonAst() messages', () => {
+  it.each([
+    ['{/* c */"a":1}', 'comments are not JSON at line 1 column 2'],
+    ['"abc\\', 'invalid escape in a string at line 1 column 5'],
+    ['-', 'invalid number at line 1 column 1'],
+    ['[-x]', 'invalid number at line 1 column 2'],
+    ['{"a"', "unexpected end of input, expecting ':' after a key at line 1 column 5"],
+    ['{"a" 1}', "expecting ':' after a key at line 1 column 6"],
+    ['[1,\n tru]', 'unexpected character "t", expecting a value at line 2 column 2'],
+    ['{"a":1,\n😀}', 'unexpected character "😀", expecting a key at line 2 column 1'],
+    ['[😀]', 'unexpected character "😀", expecting a value at line 1 column 2'],
+  ])('names what is wrong and where: %j', (text, why) => {
+    expect(refusal(text, 'METADATA_PARSE_FAILED')).toBe(
+      `Cannot parse JSON in hostile.json: ${why}`,
+    );
+  });
+});
+
+describe('jsonNodeToValue()', () => {
+  it('gives what JSON.parse gives for every kind of value', () => {
+    const text = '{"a":[1,2.5e1,-0,"s",true,false,null],"b":{"__proto__":{"x":1}}}';
+    const value = jsonNodeToValue(parseJsonAst(text, 'v.json'));
+    expect(value).toEqual(JSON.parse(text));
+    expect(Object.getPrototypeOf(value)).toBe(Object.prototype);
+    expect(Object.keys((value as { b: object }).b)).toEqual(['__proto__']);
+  });
+});

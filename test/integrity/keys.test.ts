@@ -10,6 +10,7 @@ import {
   publicPemOf,
   signBytes,
   verifyBytes,
+  verifyBytesAsync,
 } from '../../src/integrity/index.js';
 
 interface RfcVector {
@@ -169,5 +170,45 @@ describe('key parsing', () => {
     expect(() => parsePrivateKey('not a key')).toThrow(
       expect.objectContaining({ code: 'KEY_INVALID' }),
     );
+  });
+
+  it('parsePrivateKey() refuses a private key of another type, naming it', () => {
+    const { privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+    const pem = privateKey.export({ format: 'pem', type: 'pkcs8' }).toString();
+    expect(() => parsePrivateKey(pem)).toThrow(
+      expect.objectContaining({
+        code: 'KEY_INVALID',
+        message: 'Cannot use private key: expected Ed25519, got ec',
+        details: { keyType: 'ec' },
+      }),
+    );
+  });
+
+  it('parsePublicKey() keeps a bounded cache: a key parsed 4,096 keys ago is parsed afresh', () => {
+    const pem = (): string =>
+      generateKeyPairSync('ed25519').publicKey.export({ format: 'pem', type: 'spki' }).toString();
+    const firstPem = pem();
+    const first = parsePublicKey(firstPem);
+    expect(parsePublicKey(firstPem)).toBe(first);
+    let last = first;
+    for (let i = 0; i < 4096; i += 1) last = parsePublicKey(pem());
+    expect(parsePublicKey(last.publicKeyPem)).toBe(last);
+    const again = parsePublicKey(firstPem);
+    expect(again).not.toBe(first);
+    expect(again.fingerprint).toBe(first.fingerprint);
+  });
+});
+
+describe('verifyBytesAsync()', () => {
+  it('resolves true for a good signature and false for a wrong length, a wrong message or a bad key', async () => {
+    const { privateKey, publicKey } = generateKeyPairSync('ed25519');
+    const message = Buffer.from('hello');
+    const signature = signBytes(privateKey, message);
+    expect(await verifyBytesAsync(publicKey, message, signature)).toBe(true);
+    expect(await verifyBytesAsync(publicKey, Buffer.from('other'), signature)).toBe(false);
+    expect(await verifyBytesAsync(publicKey, message, signature.subarray(1))).toBe(false);
+    const rsa = generateKeyPairSync('rsa', { modulusLength: 1024 }).publicKey;
+    expect(await verifyBytesAsync(rsa, message, signature)).toBe(false);
+    expect(verifyBytes(rsa, message, signature)).toBe(false);
   });
 });

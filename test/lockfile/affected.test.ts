@@ -78,3 +78,39 @@ describe('lockfilesAffectedBy()', () => {
     expect(await lockfilesAffectedBy(spaces, signed)).toEqual([]);
   });
 });
+
+describe('lockfilesAffectedBy() and chain elements', () => {
+  it('reports a lockfile whose chain pins the signed item in the same space only', async () => {
+    const { spaces, path } = setup(lockPinning([]));
+    const tool = join(spaces.project, '.ai/tools/web/scraper.py');
+    expect(
+      await lockfilesAffectedBy(spaces, [{ itemId: 'web/scraper', space: 'project', path: tool }]),
+    ).toEqual([{ path, toolId: 'web/scraper', pins: 'web/scraper' }]);
+    const userTool = join(spaces.user, '.ai/tools/web/scraper.py');
+    expect(
+      await lockfilesAffectedBy(spaces, [{ itemId: 'web/scraper', space: 'user', path: userTool }]),
+    ).toEqual([]);
+  });
+
+  it('skips a lockfile that does not parse, and a v1 lockfile that pins no files', async () => {
+    const lock = lockPinning(['lib/util.py']);
+    const { spaces } = setup(lock);
+    const dir = lockfileDir(spaces, 'project');
+    writeFileSync(join(dir, 'web/broken@1.0.0.lock.json'), 'not json');
+    const v1: Lockfile = {
+      lockfileVersion: 1,
+      generatedAt: lock.generatedAt,
+      root: { ...lock.root, toolId: 'web/old' },
+      resolvedChain: lock.resolvedChain.map((e) => ({ ...e, itemId: 'web/old' })),
+      registry: null,
+      signature: null,
+    };
+    writeFileSync(join(dir, 'web/old@1.0.0.lock.json'), serializeLockfile(v1));
+    const dep = join(spaces.project, 'tools/web/lib/util.py');
+    expect(
+      (
+        await lockfilesAffectedBy(spaces, [{ itemId: 'web/lib/util', space: 'project', path: dep }])
+      ).map((a) => [a.toolId, a.pins]),
+    ).toEqual([['web/scraper', 'lib/util.py']]);
+  });
+});

@@ -1,4 +1,5 @@
-import { rmSync } from 'node:fs';
+import { copyFileSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
   computeContentHash,
@@ -12,6 +13,7 @@ import { resolveSpaces } from '../../src/items/index.js';
 import {
   checkChainPins,
   compareDeps,
+  lockedSpace,
   trustedSigner,
   type Lockfile,
   type ResolvedElement,
@@ -41,6 +43,23 @@ describe('compareDeps()', () => {
       ['\uff5e.py', 'dep-added'],
       ['\u{1f600}.py', 'dep-changed'],
     ]);
+  });
+
+  it('reports nothing for files that are as pinned', () => {
+    const pinned: VerifiedDeps = {
+      anchorPath: '.',
+      scope: 'anchor',
+      files: { 'a.py': `sha256:${A}` },
+    };
+    expect(compareDeps(pinned, new Map([['a.py', A]]))).toEqual([]);
+  });
+});
+
+describe('lockedSpace()', () => {
+  it("maps the three spaces, and Python's system:<bundle> to system; anything else to null", () => {
+    expect(
+      ['project', 'user', 'system', 'system:rye-core', 'elsewhere', ''].map(lockedSpace),
+    ).toEqual(['project', 'user', 'system', 'system', null, null]);
   });
 });
 
@@ -121,6 +140,67 @@ describe('checkChainPins() with the chain just built', () => {
     expect(await checkChainPins(spaces, pinned(integrity), trust, [built])).toEqual([]);
     expect(await checkChainPins(spaces, pinned(integrity), trust)).toEqual([
       expect.objectContaining({ kind: 'missing' }),
+    ]);
+  });
+
+  it('reports an element of a space it does not know as missing', async () => {
+    const { spaces, integrity } = projectTool('X = 4\n');
+    expect(await checkChainPins(spaces, pinned(integrity, 'elsewhere'), trust)).toEqual([
+      {
+        subject: 't/x',
+        kind: 'missing',
+        path: null,
+        expected: integrity,
+        actual: null,
+        stale: false,
+        detail: 'unknown space elsewhere',
+      },
+    ]);
+  });
+
+  it('reports a pinned file that can no longer be read as text as changed, not stale', async () => {
+    const { spaces, path, integrity } = projectTool('X = 5\n');
+    writeFileSync(path, Buffer.from([0x58, 0, 0x31]));
+    expect(await checkChainPins(spaces, pinned(integrity), trust)).toEqual([
+      {
+        subject: 't/x',
+        kind: 'hash',
+        path,
+        expected: integrity,
+        actual: null,
+        stale: false,
+        detail: 'content changed in project space',
+      },
+    ]);
+  });
+
+  it('reports an edit no trusted key signed as a plain mismatch', async () => {
+    const { spaces, path, integrity } = projectTool('X = 6\n');
+    writeFileSync(path, 'X = 7\n');
+    const [mismatch] = await checkChainPins(spaces, pinned(integrity), trust);
+    expect(mismatch).toMatchObject({
+      kind: 'hash',
+      stale: false,
+      actual: computeContentHash('X = 7\n', 'tool', '.py'),
+    });
+    expect(mismatch).not.toHaveProperty('signedBy');
+  });
+
+  it('reports a file that now shadows the pinned one from a higher-precedence space', async () => {
+    const { spaces, path, integrity } = projectTool('X = 8\n');
+    const userTool = join(spaces.user, '.ai', 'tools', 't', 'x.py');
+    mkdirSync(join(userTool, '..'), { recursive: true });
+    copyFileSync(path, userTool);
+    expect(await checkChainPins(spaces, pinned(integrity, 'user'), trust)).toEqual([
+      {
+        subject: 't/x',
+        kind: 'shadowed',
+        path,
+        expected: integrity,
+        actual: 'project',
+        stale: false,
+        detail: `now resolves to ${path} in project space, shadowing the pinned user file`,
+      },
     ]);
   });
 

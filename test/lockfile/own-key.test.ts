@@ -1,4 +1,4 @@
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
@@ -31,6 +31,28 @@ describe('readOwnKey()', () => {
 
   it('is null when the user has no key', () => {
     expect(readOwnKey(spacesOf().spaces)).toBeNull();
+  });
+
+  it('is null when the keys folder is a file, not a folder (ENOTDIR)', () => {
+    const { spaces } = spacesOf();
+    mkdirSync(join(keyDir(spaces), '..'), { recursive: true });
+    writeFileSync(keyDir(spaces), 'not a folder');
+    expect(readOwnKey(spaces)).toBeNull();
+  });
+
+  it('fails closed on a key file it cannot read, rather than running without the check', async () => {
+    const { spaces } = spacesOf();
+    await generateKeyFiles(keyDir(spaces));
+    const path = join(keyDir(spaces), PUBLIC_KEY_FILE);
+    rmSync(path);
+    mkdirSync(path);
+    const folder = await refusal(Promise.resolve().then(() => readOwnKey(spaces)));
+    expect([folder.code, folder.details]).toEqual(['FILE_UNREADABLE', { path }]);
+    rmSync(path, { recursive: true });
+    writeFileSync(path, 'x'.repeat(64 * 1024 + 1));
+    expect((await refusal(Promise.resolve().then(() => readOwnKey(spaces)))).code).toBe(
+      'FILE_TOO_LARGE',
+    );
   });
 
   it('fails closed on a public key file that is not a key (KEY_INVALID)', async () => {

@@ -131,6 +131,13 @@ describe('parseLockfile() accepts', () => {
     expect(Object.getPrototypeOf(files)).toBe(Object.prototype);
   });
 
+  it('an anchor_path of "." for a tool anchored at the base folder itself', () => {
+    const doc = v2();
+    depsOf(doc)['anchor_path'] = '.';
+    const lock = parseLockfile(text(doc), 't');
+    expect([lock.lockfileVersion, lock.verifiedDeps?.anchorPath]).toEqual([2, '.']);
+  });
+
   it('a top-level _signature string as the signature', () => {
     const doc = { _signature: 'rye:signed:whatever', ...v1() };
     expect(parseLockfile(text(doc), 'x').signature).toBe('rye:signed:whatever');
@@ -281,6 +288,38 @@ describe('parseLockfile() refuses', () => {
     const doc = v2();
     depsOf(doc)['scope'] = 'everything';
     expectIssue(doc, 'verified_deps.scope');
+  });
+
+  it('a generated_at that is not an ISO 8601 timestamp', () => {
+    expectIssue(
+      { ...v1(), generated_at: '11 Feb 2026' },
+      'generated_at: is not an ISO 8601 timestamp',
+    );
+  });
+
+  it('fields of the wrong kind, each named with what it is', () => {
+    const doc = v1();
+    doc['root'] = null;
+    (chainOf(doc)[0] as Doc)['item_id'] = { id: 'x' };
+    (chainOf(doc)[1] as Doc)['integrity'] = 7;
+    const { issues } = refusal(text(doc));
+    expect(issues).toEqual(
+      expect.arrayContaining([
+        'root: is null, not an object',
+        'resolved_chain[0].item_id: is an object, not a string',
+        'resolved_chain[1].integrity: is a number, not a string',
+      ]),
+    );
+  });
+
+  it('says in one message what the JSON parser found, where', () => {
+    expect(() => parseLockfile('{"lockfile_version": 1,', 'x.lock.json')).toThrow(
+      expect.objectContaining({
+        code: 'LOCKFILE_INVALID',
+        message:
+          'Cannot read lockfile x.lock.json: unexpected end of input, expecting a key at line 1 column 24',
+      }),
+    );
   });
 
   it('with every issue collected into one error', () => {

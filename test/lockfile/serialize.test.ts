@@ -119,6 +119,18 @@ describe('serializeLockfile()', () => {
     );
   });
 
+  it('says why when the refusal has no list of issues (an unsupported version)', () => {
+    const bad = { ...V1, lockfileVersion: 3 } as unknown as Lockfile;
+    expect(() => serializeLockfile(bad)).toThrow(
+      expect.objectContaining({
+        code: 'LOCKFILE_INVALID',
+        message: expect.stringMatching(
+          /^Cannot serialize the lockfile of web\/scraper@1\.0\.0: Cannot read lockfile lockfile: lockfile_version 3 is not supported/,
+        ),
+      }),
+    );
+  });
+
   it('refuses a value parseLockfile would refuse', () => {
     const bad = { ...V1, root: { ...V1.root, integrity: 'nope' } };
     expect(() => serializeLockfile(bad)).toThrow(

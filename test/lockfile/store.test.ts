@@ -1,8 +1,9 @@
-import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { SpaceName, Spaces } from '../../src/items/index.js';
 import {
+  MAX_LOCKFILE_BYTES,
   findLockfile,
   listLockfiles,
   lockfileDir,
@@ -230,5 +231,78 @@ describe('removeLockfiles()', () => {
     await expect(removeLockfiles(setup(), '../x')).rejects.toMatchObject({
       code: 'LOCKFILE_INVALID',
     });
+  });
+});
+
+describe('lockfiles on unusual file-system entries', () => {
+  it('reads a lockfile through a symbolic link at its name', async () => {
+    const spaces = setup();
+    const real = place(spaces, 'user', lockOf('t/x', '1.0.0'));
+    const link = join(lockfileDir(spaces, 'project'), 't/x@1.0.0.lock.json');
+    mkdirSync(dirname(link), { recursive: true });
+    symlinkSync(real, link);
+    expect(await findLockfile(spaces, 't/x', '1.0.0')).toMatchObject({
+      path: link,
+      space: 'project',
+    });
+  });
+
+  it('refuses a folder, an oversized file and a binary file at the name, never falling through', async () => {
+    const spaces = setup();
+    place(spaces, 'user', lockOf('t/x', '1.0.0'));
+    const path = join(lockfileDir(spaces, 'project'), 't/x@1.0.0.lock.json');
+    mkdirSync(path, { recursive: true });
+    await expect(findLockfile(spaces, 't/x', '1.0.0')).rejects.toMatchObject({
+      code: 'FILE_UNREADABLE',
+      details: { path },
+    });
+    rmSync(path, { recursive: true });
+    writeFileSync(path, ' '.repeat(MAX_LOCKFILE_BYTES + 1));
+    await expect(findLockfile(spaces, 't/x', '1.0.0')).rejects.toMatchObject({
+      code: 'LOCKFILE_INVALID',
+      details: { path },
+      cause: expect.objectContaining({ code: 'FILE_TOO_LARGE' }),
+    });
+    writeFileSync(path, Buffer.from([0x7b, 0, 0x7d]));
+    await expect(findLockfile(spaces, 't/x', '1.0.0')).rejects.toMatchObject({
+      code: 'LOCKFILE_INVALID',
+      cause: expect.objectContaining({ code: 'FILE_BINARY' }),
+    });
+  });
+
+  it('reads a lockfiles folder that is a plain file as empty', async () => {
+    const spaces = setup();
+    const dir = lockfileDir(spaces, 'project');
+    mkdirSync(dirname(dir), { recursive: true });
+    writeFileSync(dir, 'not a folder');
+    expect(await findLockfile(spaces, 't/x', '1.0.0')).toBeNull();
+    expect(await listLockfiles(spaces)).toEqual([]);
+  });
+
+  it('fails with FILE_UNREADABLE on a lockfiles folder it cannot open (a symbolic link loop)', async () => {
+    const spaces = setup();
+    const dir = lockfileDir(spaces, 'project');
+    mkdirSync(dirname(dir), { recursive: true });
+    symlinkSync(dir, dir);
+    await expect(listLockfiles(spaces)).rejects.toMatchObject({
+      code: 'FILE_UNREADABLE',
+      details: { path: dir },
+    });
+    await expect(findLockfile(spaces, 't/x', '1.0.0')).rejects.toMatchObject({
+      code: 'FILE_UNREADABLE',
+      details: { path: join(dir, 't/x@1.0.0.lock.json') },
+    });
+  });
+
+  it('removes a symbolic link at the name, and leaves a folder there alone', async () => {
+    const spaces = setup();
+    const real = place(spaces, 'system', lockOf('t/x', '1.0.0'));
+    const link = join(lockfileDir(spaces, 'user'), 't/x@1.0.0.lock.json');
+    mkdirSync(dirname(link), { recursive: true });
+    symlinkSync(real, link);
+    const folder = join(lockfileDir(spaces, 'project'), 't/x@1.0.0.lock.json');
+    mkdirSync(folder, { recursive: true });
+    expect(await removeLockfiles(spaces, 't/x', '1.0.0')).toEqual([link]);
+    expect([existsSync(real), existsSync(folder)]).toEqual([true, true]);
   });
 });
