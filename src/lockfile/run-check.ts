@@ -152,7 +152,8 @@ export function checkChainShape(
     )
       continue;
     mismatches.push({
-      subject: was?.itemId ?? now?.itemId ?? '?',
+      // One of the two is defined: i is below the longer chain's length.
+      subject: (was ?? (now as ChainLink)).itemId,
       kind: 'chain',
       path: now?.path ?? null,
       expected: was === undefined ? null : `${was.itemId} (${was.space})`,
@@ -191,7 +192,8 @@ export function checkDeps(
   if (current === null) {
     return refuse(
       'anchor',
-      pinned?.anchorPath ?? null,
+      // Defined: with no pins either, the run returned above.
+      (pinned as VerifiedDeps).anchorPath,
       null,
       'the lockfile pins dependencies but the anchor does not apply now',
     );

@@ -41,12 +41,13 @@ export async function verifyLockfilesWith(
       toolId: listed.toolId,
       version: listed.version,
     };
-    if (listed.lockfile === undefined || listed.text === undefined) {
+    // A listed file carries either an error or its lockfile and text, never both.
+    if (listed.error !== undefined) {
       out.push({
         ...base,
         status: 'invalid',
-        code: listed.error?.code ?? 'LOCKFILE_INVALID',
-        message: listed.error?.message ?? null,
+        code: listed.error.code,
+        message: listed.error.message,
       });
       continue;
     }
