@@ -7,7 +7,12 @@
  */
 import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
-import { formatTrustToml, loadTrustStore, readSigner } from '../../../src/integrity/index.js';
+import {
+  formatTrustToml,
+  loadTrustStore,
+  readSigner,
+  type Signer,
+} from '../../../src/integrity/index.js';
 import { keyDir, trustStores } from '../../../src/items/index.js';
 import { parseUsd } from '../../../src/threads/budget/index.js';
 import { DEFAULT_LIMITS } from '../../../src/threads/directive/index.js';
@@ -80,6 +85,34 @@ async function stoppedOnTurns(): Promise<{ p: ThreadProject; id: string }> {
 
 const transcriptOf = (p: ThreadProject, id: string) =>
   readFileSync(threadPaths(p.project, id).transcript);
+
+/**
+ * Append a `limits_set` raising turns to 1000, chained and MACed under the
+ * user's thread key (as rye writes them) but signed by `by`; its seq.
+ */
+async function appendForeignLimitsSet(p: ThreadProject, id: string, by: Signer): Promise<number> {
+  const paths = threadPaths(p.project, id);
+  const signer = await readSigner(keyDir(p.spaces));
+  const { trust } = await loadTrustStore(trustStores(p.spaces));
+  const verified = verifyTranscript(splitLines(transcriptOf(p, id)), {
+    thread: id,
+    trust,
+    mac: macKeyring(signer),
+  });
+  const writer = TranscriptWriter.open({
+    path: paths.transcript,
+    artifactsDir: paths.artifacts,
+    thread: id,
+    clock: { now: () => Date.now() },
+    head: verified.head,
+    mac: macKeyring(signer),
+  });
+  const seq = (verified.head?.seq ?? 0) + 1;
+  const limits = { ...DEFAULT_LIMITS, turns: 1000 };
+  writer.append('limits_set', signLimitsSet(by, id, seq, limits, limits));
+  writer.close();
+  return seq;
+}
 const recordOf = (p: ThreadProject, id: string) =>
   JSON.parse(readFileSync(threadPaths(p.project, id).record, 'utf8')) as {
     limits: Record<string, unknown>;
@@ -206,27 +239,8 @@ describe('rye thread resume --limit', () => {
 
   it('a limits_set signed by another key is refused (TRANSCRIPT_TAMPERED at its seq), though its MAC verifies: nothing sent', async () => {
     const { p, id } = await stoppedOnTurns();
-    const paths = threadPaths(p.project, id);
-    const signer = await readSigner(keyDir(p.spaces));
-    const { trust } = await loadTrustStore(trustStores(p.spaces));
-    const verified = verifyTranscript(splitLines(transcriptOf(p, id)), {
-      thread: id,
-      trust,
-      mac: macKeyring(signer),
-    });
     // Whoever holds the MAC key but not the signing key's intent: chained and MACed, signed by a stranger.
-    const writer = TranscriptWriter.open({
-      path: paths.transcript,
-      artifactsDir: paths.artifacts,
-      thread: id,
-      clock: { now: () => Date.now() },
-      head: verified.head,
-      mac: macKeyring(signer),
-    });
-    const seq = (verified.head?.seq ?? 0) + 1;
-    const limits = { ...DEFAULT_LIMITS, turns: 1000 };
-    writer.append('limits_set', signLimitsSet(makeSigner().signer, id, seq, limits, limits));
-    writer.close();
+    const seq = await appendForeignLimitsSet(p, id, makeSigner().signer);
     const before = transcriptOf(p, id);
     const res = await p.run(['thread', 'resume', id, '--message', 'a', '--json']);
     expect(res.code).toBe(3);
@@ -242,14 +256,6 @@ describe('rye thread resume --limit', () => {
     const { p, id } = await stoppedOnTurns();
     const plain = await p.run(['thread', 'verify', id, '--json']);
     expect(plain.json()).toMatchObject({ ok: true, foreign: false });
-    const paths = threadPaths(p.project, id);
-    const signer = await readSigner(keyDir(p.spaces));
-    const { trust } = await loadTrustStore(trustStores(p.spaces));
-    const verified = verifyTranscript(splitLines(transcriptOf(p, id)), {
-      thread: id,
-      trust,
-      mac: macKeyring(signer),
-    });
     // An author's key, trusted in user space (as a pulled bundle's would be).
     const author = makeSigner('author');
     p.write(
@@ -262,18 +268,7 @@ describe('rye thread resume --limit', () => {
       }),
       p.user,
     );
-    const writer = TranscriptWriter.open({
-      path: paths.transcript,
-      artifactsDir: paths.artifacts,
-      thread: id,
-      clock: { now: () => Date.now() },
-      head: verified.head,
-      mac: macKeyring(signer),
-    });
-    const seq = (verified.head?.seq ?? 0) + 1;
-    const limits = { ...DEFAULT_LIMITS, turns: 1000 };
-    writer.append('limits_set', signLimitsSet(author.signer, id, seq, limits, limits));
-    writer.close();
+    const seq = await appendForeignLimitsSet(p, id, author.signer);
     const before = transcriptOf(p, id);
     for (const args of [
       ['thread', 'verify', id],
