@@ -132,10 +132,11 @@ export async function verifyThread(
   const paths = threadPaths(projectRoot, threadId);
   checkThreadDir(projectRoot, paths);
   const record = await readThreadRecord(paths, trust);
+  // Null unless the record is signed by your key (threadMacKeyring reads it under that key).
   const own = await threadMacKeyring(paths, trust, mac);
-  const foreign = await isForeign(paths, trust, mac?.fingerprint);
+  const foreign = own === null;
   // Your own thread counts only what your key signed (checkpoints, limits_set), as resume does.
-  const readUnder = foreign || mac === null ? trust : ownTrust(trust, mac.fingerprint);
+  const readUnder = own === null ? trust : ownTrust(trust, own.fingerprint);
   const split = splitLines(readTranscriptBytes(paths.transcript));
   const verified = verifyTranscript(split, {
     thread: paths.threadId,
