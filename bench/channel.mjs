@@ -3,7 +3,7 @@
 // that makes 5 warm-up calls and 50 timed ones through '@rye/runtime' and
 // reports its own timings. Run after `npm run build`.
 import { operatorAuthority } from '../dist/src/capabilities/index.js';
-import { executeTool } from '../dist/src/ops/index.js';
+import { executeTool, runOperation } from '../dist/src/ops/index.js';
 import { signedSpaces } from './signed-spaces.mjs';
 import { median, report } from './util.mjs';
 
@@ -41,7 +41,11 @@ export async function run() {
     const ctx = { spaces: box.spaces, env: box.env, authority: operatorAuthority() };
     const runs = [];
     for (let i = 0; i < 3; i += 1) {
-      const result = await executeTool(ctx, 'bench/channel', { parameters: {}, dryRun: false });
+      const result = await executeTool(ctx, 'bench/channel', {
+        parameters: {},
+        dryRun: false,
+        nested: runOperation,
+      });
       if (result.status !== 'success') throw new Error(JSON.stringify(result));
       runs.push(result);
     }

@@ -33,6 +33,12 @@ export async function executeTool(
   toolId: string,
   options: ExecuteToolOptions,
 ): Promise<ExecuteResult> {
+  // A JavaScript caller gets no type check: without a runner, the tool's first
+  // nested call would fail inside the run; refuse before anything is read.
+  if (typeof options.nested !== 'function')
+    throw new TypeError(
+      'executeTool needs options.nested: runOperation (or runOperationLazily) from rye-ts/ops',
+    );
   parseItemId(toolId);
   const direct = allowed(ctx.authority.caps, 'execute', 'tool', toolId);
   // The chain rule never admits a reserved id, so it is refused before resolving:

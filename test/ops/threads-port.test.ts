@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { operatorAuthority } from '../../src/capabilities/index.js';
 import {
+  executeTool,
   runOperation,
   type OperationContext,
   type ThreadToolHandler,
@@ -67,5 +68,13 @@ describe('the thread runner port', () => {
       expect.objectContaining({ item_id: 'apps/anything', dry_run: true }),
       { params: { thread_id: 'x' }, caller: undefined },
     ]);
+  });
+
+  it('executeTool without a runner for nested calls is refused before anything is read', async () => {
+    const ctx = await context();
+    const options = { parameters: {}, dryRun: false } as unknown as Parameters<
+      typeof executeTool
+    >[2];
+    await expect(executeTool(ctx, 'no/such/tool', options)).rejects.toThrow(/options\.nested/);
   });
 });
